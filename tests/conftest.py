@@ -1,0 +1,77 @@
+"""Shared helpers: run coroutines, build Responses items the way the SDK stores them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+T = TypeVar("T")
+
+
+def arun(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to completion in a fresh event loop."""
+    return asyncio.run(coro)
+
+
+def user(text: str, typed: bool = False) -> dict[str, Any]:
+    if typed:
+        part = {"type": "input_text", "text": text}
+        return {"type": "message", "role": "user", "content": [part]}
+    return {"role": "user", "content": text}
+
+
+def assistant(text: str, item_id: str | None = None) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "type": "message",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
+    if item_id:
+        item["id"] = item_id
+    return item
+
+
+def call(call_id: str, name: str = "lookup", **args: Any) -> dict[str, Any]:
+    return {
+        "type": "function_call",
+        "call_id": call_id,
+        "name": name,
+        "arguments": json.dumps(args),
+    }
+
+
+def output(call_id: str, value: Any = "ok") -> dict[str, Any]:
+    text = value if isinstance(value, str) else json.dumps(value)
+    return {"type": "function_call_output", "call_id": call_id, "output": text}
+
+
+def reasoning(rid: str, text: str = "thinking") -> dict[str, Any]:
+    return {"type": "reasoning", "id": rid, "summary": [{"type": "summary_text", "text": text}]}
+
+
+SEED_FLOW = [
+    {"role": "user", "content": "I am using a macbook pro and it has some overheating issues too."},
+    {"role": "assistant", "content": "I see. Let's check your firmware version."},
+    {"role": "user", "content": "Firmware v1.0.3; still failing."},
+    {"role": "assistant", "content": "Could you please try a factory reset?"},
+    {"role": "user", "content": "Reset done; error 42 now."},
+    {"role": "assistant", "content": "Leave it on charge for 30 minutes. Any other error?"},
+    {"role": "user", "content": "Yes, I see error 404 now."},
+    {"role": "assistant", "content": "Do you see it in the browser while opening a site?"},
+]
+
+
+@pytest.fixture
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")

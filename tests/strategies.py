@@ -1,0 +1,132 @@
+"""Hypothesis strategies for random conversations in the shapes the Agents SDK stores."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+from hypothesis import strategies as st
+
+_ids = itertools.count()
+
+
+def _next(prefix: str) -> str:
+    return f"{prefix}_{next(_ids)}"
+
+
+@st.composite
+def user_message(draw: st.DrawFn) -> dict[str, Any]:
+    text = draw(st.text(min_size=1, max_size=30))
+    if draw(st.booleans()):
+        return {"role": "user", "content": text}
+    return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+
+
+@st.composite
+def assistant_message(draw: st.DrawFn) -> dict[str, Any]:
+    text = draw(st.text(max_size=30))
+    if draw(st.booleans()):
+        return {"role": "assistant", "content": text}
+    return {
+        "type": "message",
+        "role": "assistant",
+        "status": "completed",
+        "id": _next("msg"),
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
+
+
+@st.composite
+def tool_round(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """An optional reasoning item, 1-3 parallel calls, then their outputs (any order)."""
+    items: list[dict[str, Any]] = []
+    if draw(st.booleans()):
+        items.append({"type": "reasoning", "id": _next("rs"), "summary": []})
+    n = draw(st.integers(1, 3))
+    calls = []
+    for _ in range(n):
+        kind = draw(st.sampled_from(["function_call", "function_call", "custom_tool_call"]))
+        call_id = _next("call")
+        if kind == "function_call":
+            calls.append(
+                {
+                    "type": "function_call",
+                    "call_id": call_id,
+                    "name": draw(st.sampled_from(["lookup", "warranty", "transfer_to_billing"])),
+                    "arguments": json.dumps({"q": draw(st.text(max_size=8))}),
+                }
+            )
+        else:
+            calls.append({"type": "custom_tool_call", "call_id": call_id, "name": "grep",
+                          "input": draw(st.text(max_size=8))})
+    items.extend(calls)
+    outputs = [
+        {
+            "type": c["type"] + "_output",
+            "call_id": c["call_id"],
+            "output": draw(st.text(max_size=20)),
+        }
+        for c in calls
+    ]
+    items.extend(draw(st.permutations(outputs)))
+    return items
+
+
+@st.composite
+def turn(draw: st.DrawFn) -> list[dict[str, Any]]:
+    items = [draw(user_message())]
+    for _ in range(draw(st.integers(0, 2))):
+        items.extend(draw(tool_round()))
+    if draw(st.integers(0, 4)) > 0:
+        if draw(st.booleans()):
+            items.append({"type": "reasoning", "id": _next("rs"), "summary": []})
+        items.append(draw(assistant_message()))
+    if draw(st.integers(0, 6)) == 0:
+        items.append({"type": "web_search_call", "id": _next("ws"), "status": "completed",
+                      "action": {"type": "search", "query": "x"}})
+    return items
+
+
+@st.composite
+def history(draw: st.DrawFn, max_turns: int = 12) -> list[dict[str, Any]]:
+    """A well-formed conversation: optional preamble, then whole turns."""
+    items: list[dict[str, Any]] = []
+    if draw(st.integers(0, 3)) == 0:
+        items.append({"role": "developer", "content": "Be brief."})
+    for _ in range(draw(st.integers(0, max_turns))):
+        items.extend(draw(turn()))
+    return items
+
+
+@st.composite
+def messy_history(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """A history with damage the Runner can leave or users can add: orphan outputs,
+    unanswered calls, dangling reasoning, outputs before their calls."""
+    items = draw(history(max_turns=8))
+    for _ in range(draw(st.integers(1, 4))):
+        damage = draw(st.sampled_from(["orphan", "open_call", "dangling_reasoning", "swap"]))
+        pos = draw(st.integers(0, len(items)))
+        if damage == "orphan":
+            items.insert(pos, {"type": "function_call_output", "call_id": _next("ghost"),
+                               "output": "stale"})
+        elif damage == "open_call":
+            items.insert(pos, {"type": "function_call", "call_id": _next("open"),
+                               "name": "lookup", "arguments": "{}"})
+        elif damage == "dangling_reasoning":
+            items.insert(pos, {"type": "reasoning", "id": _next("rs"), "summary": []})
+        elif len(items) >= 2:
+            i = min(pos, len(items) - 2)
+            items[i], items[i + 1] = items[i + 1], items[i]
+    return items
+
+
+def batches(draw: st.DrawFn, items: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Split ``items`` into consecutive batches, as several add_items calls would."""
+    out: list[list[dict[str, Any]]] = []
+    i = 0
+    while i < len(items):
+        size = draw(st.integers(1, 4))
+        out.append(items[i : i + size])
+        i += size
+    return out
