@@ -168,6 +168,47 @@ def get_token_counter(encoding: str = DEFAULT_ENCODING) -> TokenCounter:
     return TokenCounter(encoding, "estimate", len)
 
 
+def tool_schema_text(tool: Any) -> str:
+    """The JSON a tool definition adds to a request (name, description, parameters).
+
+    Works for Agents SDK ``FunctionTool`` objects (``params_json_schema``), for Responses API
+    tool dicts and for any object with ``name`` / ``description`` attributes.
+    """
+    import json
+
+    if isinstance(tool, Mapping):
+        spec = dict(tool)
+    else:
+        spec = {"type": "function", "name": getattr(tool, "name", type(tool).__name__)}
+        description = getattr(tool, "description", None)
+        if description:
+            spec["description"] = description
+        params = getattr(tool, "params_json_schema", None)
+        if params is not None:
+            spec["parameters"] = params
+    return json.dumps(spec, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def count_request_tokens(
+    instructions: str | None,
+    items: Iterable[Mapping[str, Any]],
+    tools: Iterable[Any] = (),
+    encoding: str = DEFAULT_ENCODING,
+) -> dict[str, int]:
+    """Tokens of one model request by part: ``instructions``, ``tools``, ``items``, ``total``.
+
+    Instructions count as one item (text + overhead); each tool as its schema JSON.
+    """
+    counter = get_token_counter(encoding)
+    parts = {
+        "instructions": counter.count(instructions) + ITEM_OVERHEAD_TOKENS if instructions else 0,
+        "tools": sum(counter.count(tool_schema_text(t)) for t in tools),
+        "items": counter.count_items(items),
+    }
+    parts["total"] = sum(parts.values())
+    return parts
+
+
 def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
     """Exact tokens in ``text``."""
     return get_token_counter(encoding).count(text)

@@ -17,7 +17,6 @@ from typing import Any, Literal
 from .items import (
     is_call,
     is_model_emitted,
-    is_output,
     item_type,
     pair_key,
     shape_problem,

@@ -85,3 +85,21 @@ def _fallbacks(monkeypatch: pytest.MonkeyPatch) -> None:
         estimate = get_token_counter()
     assert not estimate.exact and estimate.backend == "estimate"
     assert estimate.count("abcdefgh") == 2 and estimate.count("abcdefghi") == 3
+
+
+def test_request_tokens_count_instructions_tools_and_items():
+    from agents import function_tool
+
+    from ctxlab import count_request_tokens
+
+    @function_tool
+    def check_warranty(serial: str) -> str:
+        """Warranty status for a device serial number."""
+        return serial
+
+    parts = count_request_tokens("Be brief.", [user("hi")], [check_warranty])
+    assert parts["instructions"] == count_tokens("Be brief.") + ITEM_OVERHEAD_TOKENS
+    assert parts["items"] == count_tokens("hi") + ITEM_OVERHEAD_TOKENS
+    assert parts["tools"] > count_tokens("check_warranty Warranty status for a device serial")
+    assert parts["total"] == parts["instructions"] + parts["items"] + parts["tools"]
+    assert count_request_tokens(None, [])["total"] == 0
