@@ -137,16 +137,16 @@ class Ledger(Sequence[LedgerEntry]):
     # -- renderings ------------------------------------------------------------------
     def table(self, width: int = 48) -> str:
         """A fixed-width text table (stable output for notebooks and logs)."""
-        header = f"{'idx':>4} {'turn':>4} {'kind':<11} {'state':<10} {'tok':>5}  text / reason"
+        header = f"{'idx':>4} {'turn':>4} {'kind':<14} {'state':<10} {'tok':>5}  text / reason"
         lines = [header, "-" * len(header)]
         for e in self._entries:
             idx = "-" if e.index is None else str(e.index)
             turn = "-" if e.turn is None else str(e.turn)
             lines.append(
-                f"{idx:>4} {turn:>4} {e.kind:<11} {e.state:<10} {e.tokens:>5}  "
+                f"{idx:>4} {turn:>4} {e.kind:<14} {e.state:<10} {e.tokens:>5}  "
                 f"{preview(e.text, width)}"
             )
-            lines.append(f"{'':>38}  ↳ {e.reason}")
+            lines.append(f"{'':>41}  ↳ {e.reason}")
         counts = ", ".join(f"{n} {s}" for s, n in self.counts().items() if n)
         lines.append(f"{len(self)} entries: {counts}; view {self.view_tokens} of "
                      f"{self.raw_tokens} stored tokens")

@@ -154,7 +154,7 @@ class MemorySession:
             return
         async with self._lock:
             self._log.extend(batch)
-            await self._after_add()
+        await self._after_add()
 
     async def pop_item(self) -> dict[str, Any] | None:
         """Remove and return the newest stored item, or None when the session is empty."""
@@ -200,7 +200,7 @@ class MemorySession:
         raise NotImplementedError
 
     async def _after_add(self) -> None:
-        """Called under the lock after items were appended."""
+        """Called after items were appended, outside the lock (it may take it or await)."""
 
     async def _after_pop(self) -> None:
         """Called under the lock after the newest item was removed."""

@@ -1,0 +1,87 @@
+"""Identifier-like values in text: the details a memory must never lose.
+
+Ticket, order, serial and reservation codes, error codes, versions, emails, dates, phone
+numbers, snake_case account ids and numbers with units. Summaries are checked against
+this list (what was folded vs what the summary still says), and the extractive
+summarizer uses it to fill its Identifiers section.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+# Order matters: earlier patterns claim their span first.
+_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("email", re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")),
+    ("url", re.compile(r"\bhttps?://[^\s<>\"')\]]+")),
+    ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b")),
+    ("time", re.compile(r"\b\d{1,2}:\d{2}(?:\s?[ap]m)?\b", re.I)),
+    ("version", re.compile(r"\bv\d+(?:\.\d+){1,3}\b|\b\d+\.\d+\.\d+\b", re.I)),
+    ("error_code", re.compile(
+        r"\b(?:error|err|code|status)\s*(?:code\s*)?#?\s*(0x[0-9a-f]+|[A-Z]*-?\d{2,5})\b", re.I)),
+    ("http_status", re.compile(r"\b(?:4\d\d|5\d\d)(?=\s*(?:not found|error|forbidden|"
+                               r"unauthorized|bad request|internal|service|gateway))", re.I)),
+    ("prefixed_code", re.compile(r"\b[A-Z]{1,6}(?:[-_#][A-Z0-9]{1,12})+\b")),
+    ("account_id", re.compile(r"\b[a-z]+(?:_[a-z]+)*_\d{2,}\b")),
+    ("code", re.compile(r"\b(?=[A-Z0-9]*\d)(?=[0-9]*[A-Z])[A-Z0-9]{5,14}\b")),
+    ("phone", re.compile(r"(?<![\w-])\+?\d{1,3}?[ .-]?\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}\b")),
+    ("money", re.compile(
+        r"[$€£]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:USD|EUR|dollars)\b")),
+    ("quantity", re.compile(
+        r"\b\d+(?:\.\d+)?\s?(?:%|°[CF]|GB|MB|TB|KB|GHz|MHz|Mbps|W|mAh|V|ms|"
+        r"seconds?|minutes?|hours?|days?|weeks?|months?|years?|inch(?:es)?)(?![\w])", re.I)),
+    ("long_number", re.compile(r"(?<![\w.-])\d{5,}(?![\w.-])")),
+]
+
+#: Kinds whose values are exact identifiers (a summary must copy them verbatim).
+STRICT_KINDS = frozenset(
+    {"email", "date", "version", "error_code", "http_status", "prefixed_code", "account_id",
+     "code", "phone", "long_number", "url"}
+)
+
+
+@dataclass(frozen=True)
+class Identifier:
+    """One identifier-like value found in a text (``start`` is its offset there)."""
+
+    kind: str
+    value: str
+    start: int
+
+
+def find_identifiers(text: str, *, kinds: Iterable[str] | None = None) -> list[Identifier]:
+    """Every identifier-like value in ``text``, left to right, without overlaps."""
+    wanted = None if kinds is None else set(kinds)
+    taken: list[tuple[int, int]] = []
+    found: list[Identifier] = []
+    for kind, pattern in _PATTERNS:
+        for match in pattern.finditer(text):
+            group = 1 if match.re.groups else 0
+            start, end = match.span(group)
+            if any(start < b and a < end for a, b in taken):
+                continue
+            taken.append((start, end))
+            if wanted is None or kind in wanted:
+                found.append(Identifier(kind, match.group(group), start))
+    found.sort(key=lambda ident: ident.start)
+    return found
+
+
+def identifier_values(text: str, *, strict: bool = True) -> list[str]:
+    """Distinct identifier values in order of first appearance (strict kinds by default)."""
+    seen: dict[str, None] = {}
+    for ident in find_identifiers(text):
+        if not strict or ident.kind in STRICT_KINDS:
+            seen.setdefault(ident.value, None)
+    return list(seen)
+
+
+def missing_from(values: Iterable[str], text: str) -> list[str]:
+    """The values that do not occur verbatim in ``text`` (order kept, no duplicates)."""
+    out: dict[str, None] = {}
+    for value in values:
+        if value not in text:
+            out.setdefault(value, None)
+    return list(out)

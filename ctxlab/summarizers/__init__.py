@@ -1,0 +1,26 @@
+"""Summarizers for SummarizingSession: an LLM one and a deterministic extractive one."""
+
+from .base import (
+    SUMMARY_SHADOW_PROMPT,
+    Summarizer,
+    SummaryResult,
+    call_summarizer,
+    summarizer_name,
+)
+from .extractive import ExtractiveSummarizer
+from .llm import LLMSummarizer
+from .prompt import SUMMARY_PROMPT, SUMMARY_SECTIONS
+from .transcript import render_transcript
+
+__all__ = [
+    "SUMMARY_PROMPT",
+    "SUMMARY_SECTIONS",
+    "SUMMARY_SHADOW_PROMPT",
+    "ExtractiveSummarizer",
+    "LLMSummarizer",
+    "Summarizer",
+    "SummaryResult",
+    "call_summarizer",
+    "render_transcript",
+    "summarizer_name",
+]

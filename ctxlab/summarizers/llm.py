@@ -1,0 +1,133 @@
+"""LLMSummarizer: a model writes the hand-over note (OpenAI or any compatible server)."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from typing import Any, Literal
+from urllib.parse import urlparse
+
+from .base import SummaryResult
+from .prompt import SUMMARY_PROMPT, TRANSCRIPT_CLOSE, TRANSCRIPT_OPEN
+from .transcript import render_transcript
+
+Api = Literal["auto", "responses", "chat"]
+
+
+class LLMSummarizer:
+    """Summarize with a model through the ``openai`` client (sync ``OpenAI`` or ``AsyncOpenAI``).
+
+    Args:
+        client: an ``openai.OpenAI`` or ``openai.AsyncOpenAI`` client. Its ``base_url`` may
+            point at any OpenAI-compatible server (Ollama, vLLM, llama.cpp server).
+        model: the model that writes summaries (a small, cheap one usually suffices).
+        max_tokens: cap on the summary's output tokens.
+        tool_trim_limit: tool outputs longer than this many characters are cut before they
+            are sent (bulky JSON adds cost, rarely facts the summary needs in full).
+        api: ``"responses"`` (OpenAI's Responses API), ``"chat"`` (Chat Completions, which
+            every compatible server speaks) or ``"auto"``: Responses for api.openai.com,
+            Chat Completions for any other ``base_url``.
+        prompt: the system prompt (defaults to :data:`~ctxlab.summarizers.prompt.SUMMARY_PROMPT`).
+
+    The transcript travels inside ``<transcript>`` delimiters as data, and the prompt tells
+    the model not to follow instructions found inside it.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        model: str = "gpt-4.1-mini",
+        max_tokens: int = 400,
+        tool_trim_limit: int = 600,
+        *,
+        api: Api = "auto",
+        prompt: str = SUMMARY_PROMPT,
+        name: str | None = None,
+    ):
+        if client is None:
+            raise ValueError("LLMSummarizer needs an openai client (OpenAI() or AsyncOpenAI())")
+        if not isinstance(model, str) or not model:
+            raise ValueError(f"model must be a non-empty string, got {model!r}")
+        for label, value in (("max_tokens", max_tokens), ("tool_trim_limit", tool_trim_limit)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{label} must be a positive integer, got {value!r}")
+        if api not in ("auto", "responses", "chat"):
+            raise ValueError(f"api must be 'auto', 'responses' or 'chat', got {api!r}")
+        self.client = client
+        self.model = model
+        self.max_tokens = max_tokens
+        self.tool_trim_limit = tool_trim_limit
+        self.api: Api = api
+        self.prompt = prompt
+        self.name = name or f"LLMSummarizer({model})"
+
+    def resolved_api(self) -> Literal["responses", "chat"]:
+        if self.api != "auto":
+            return self.api
+        host = urlparse(str(getattr(self.client, "base_url", "") or "")).hostname or ""
+        return "responses" if host in ("", "api.openai.com") else "chat"
+
+    def build_user_message(self, items: list[dict[str, Any]]) -> str:
+        transcript = render_transcript(items, tool_trim_limit=self.tool_trim_limit)
+        return (
+            "Write the hand-over note for this conversation.\n"
+            f"{TRANSCRIPT_OPEN}\n{transcript}\n{TRANSCRIPT_CLOSE}"
+        )
+
+    async def summarize(
+        self, items: list[dict[str, Any]], *, previous_summary: str | None = None
+    ) -> SummaryResult:
+        """Send the prompt and the delimited transcript; return the note and its usage."""
+        user_message = self.build_user_message(items)
+        api = self.resolved_api()
+        if api == "responses":
+            create = self.client.responses.create
+            kwargs: dict[str, Any] = {
+                "model": self.model,
+                "input": [
+                    {"role": "system", "content": self.prompt},
+                    {"role": "user", "content": user_message},
+                ],
+                "max_output_tokens": self.max_tokens,
+            }
+        else:
+            create = self.client.chat.completions.create
+            kwargs = {
+                "model": self.model,
+                "messages": [
+                    {"role": "system", "content": self.prompt},
+                    {"role": "user", "content": user_message},
+                ],
+                "max_tokens": self.max_tokens,
+            }
+        if inspect.iscoroutinefunction(create):
+            response = await create(**kwargs)
+        else:
+            response = await asyncio.to_thread(create, **kwargs)
+        return self._parse(response, api)
+
+    def _parse(self, response: Any, api: str) -> SummaryResult:
+        usage = getattr(response, "usage", None)
+        if api == "responses":
+            text = getattr(response, "output_text", "") or ""
+            input_tokens = getattr(usage, "input_tokens", None)
+            output_tokens = getattr(usage, "output_tokens", None)
+        else:
+            choices = getattr(response, "choices", None) or []
+            if not choices:
+                raise ValueError("the model returned no choices")
+            text = choices[0].message.content or ""
+            input_tokens = getattr(usage, "prompt_tokens", None)
+            output_tokens = getattr(usage, "completion_tokens", None)
+        text = text.strip()
+        if not text:
+            raise ValueError(f"{self.name} got an empty summary from the model")
+        return SummaryResult(
+            text, input_tokens=input_tokens, output_tokens=output_tokens, model=self.model
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"LLMSummarizer(model={self.model!r}, max_tokens={self.max_tokens}, "
+            f"tool_trim_limit={self.tool_trim_limit}, api={self.resolved_api()!r})"
+        )

@@ -1,0 +1,106 @@
+"""Property tests: SummarizingSession's view is valid and faithful for any history."""
+
+from __future__ import annotations
+
+from fakes import RecordingSummarizer
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ctxlab import SummarizingSession, segment_turns, validate_items
+from ctxlab.summarizers import ExtractiveSummarizer
+
+from conftest import arun
+from strategies import batches, history, messy_history
+
+SETTINGS = settings(max_examples=120, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def limits(draw):
+    limit = draw(st.integers(1, 5))
+    return draw(st.integers(0, limit)), limit
+
+
+@SETTINGS
+@given(st.data(), limits(), st.booleans())
+def test_view_is_valid_and_keeps_recent_turns_verbatim(data, knobs, background):
+    keep, limit = knobs
+    items = data.draw(history())
+    parts = batches(data.draw, items)
+
+    async def go():
+        summarizer = RecordingSummarizer()
+        session = SummarizingSession(keep, limit, summarizer, "prop", background=background)
+        for part in parts:
+            await session.add_items(part)
+            assert validate_items(await session.get_items()) == []
+        await session.flush()
+        view = await session.get_items()
+        assert validate_items(view) == []
+        assert await session.raw_items() == items
+        seg = segment_turns(items)
+        preamble = [items[i] for i in seg.preamble]
+        assert view[: len(preamble)] == preamble
+        summary = session.summary
+        summary_end = summary.items[1] if summary else len(seg.preamble)
+        unsummarized = [t for t in seg.turns if t.start >= summary_end]
+        if summary:
+            pair = view[len(preamble): len(preamble) + 2]
+            assert pair[0]["role"] == "user" and pair[1]["role"] == "assistant"
+            rest = view[len(preamble) + 2:]
+            assert len(unsummarized) >= keep
+        else:
+            rest = view[len(preamble):]
+        assert len(unsummarized) <= limit
+        assert rest == items[summary_end:]
+        ledger = await session.ledger()
+        raw_states = {e.index: e.state for e in ledger if e.index is not None}
+        assert set(raw_states) == set(range(len(items)))
+        for index, state in raw_states.items():
+            if summary and summary.items[0] <= index < summary.items[1]:
+                assert state == "summarized"
+        # incremental folds: each folded raw item reached the summarizer exactly once, in order
+        folded_items = [it for c in summarizer.calls
+                        for it in c["items"][2 if c["previous"] else 0:]]
+        assert folded_items == (items[summary.items[0]: summary.items[1]] if summary else [])
+
+    arun(go())
+
+
+@SETTINGS
+@given(messy_history(), limits())
+def test_damaged_logs_still_give_valid_views(items, knobs):
+    keep, limit = knobs
+
+    async def go():
+        session = SummarizingSession(keep, limit, ExtractiveSummarizer(), "messy")
+        if items:
+            await session.add_items(items)
+        assert validate_items(await session.get_items()) == []
+        for n in (1, 3, 7):
+            assert validate_items(await session.get_items(limit=n)) == []
+        assert await session.raw_items() == items
+
+    arun(go())
+
+
+@SETTINGS
+@given(st.data(), limits(), st.integers(0, 6))
+def test_pop_and_clear_follow_the_protocol(data, knobs, pops):
+    keep, limit = knobs
+    items = data.draw(history())
+
+    async def go():
+        session = SummarizingSession(keep, limit, RecordingSummarizer(), "pop")
+        for part in batches(data.draw, items):
+            await session.add_items(part)
+        for k in range(pops):
+            popped = await session.pop_item()
+            assert popped == (items[len(items) - 1 - k] if k < len(items) else None)
+            assert validate_items(await session.get_items()) == []
+        assert await session.raw_items() == items[: max(0, len(items) - pops)]
+        await session.clear_session()
+        assert await session.get_items() == [] and session.summary is None
+
+    arun(go())
