@@ -23,9 +23,18 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         r"\b(?:error|err|code|status)\s*(?:code\s*)?#?\s*(0x[0-9a-f]+|[A-Z]*-?\d{2,5})\b", re.I)),
     ("http_status", re.compile(r"\b(?:4\d\d|5\d\d)(?=\s*(?:not found|error|forbidden|"
                                r"unauthorized|bad request|internal|service|gateway))", re.I)),
+    ("http_status", re.compile(r"\b(?:a|an|the|got|get|gets|getting|HTTP)\s+(4\d\d|5\d\d)\b"
+                               r"(?!\d|[.,]\d|[:/-])", re.I)),
+    ("name", re.compile(r'"(?:registered_owner|owner|customer_name|full_name|name)"\s*:\s*'
+                        r'"([A-Z][\w.\'-]+(?: [A-Z][\w.\'-]+){1,3})"')),
+    ("name", re.compile(r"\b(?i:my name is|this is|registered to|account holder is)\s+"
+                        r"([A-Z][a-z'-]+(?: [A-Z][a-z'-]+){1,2})\b")),
     ("prefixed_code", re.compile(r"\b[A-Z]{1,6}(?:[-_#][A-Z0-9]{1,12})+\b")),
     ("account_id", re.compile(r"\b[a-z]+(?:_[a-z]+)*_\d{2,}\b")),
     ("code", re.compile(r"\b(?=[A-Z0-9]*\d)(?=[0-9]*[A-Z])[A-Z0-9]{5,14}\b")),
+    # all-letter codes (booking references such as "PUNERT") only right after a label
+    ("code", re.compile(r"\b(?i:(?:reservation|booking|confirmation|locator|code|id|number|"
+                        r"ref)(?:s|_ids?)?)\W{0,6}(?:\w+\W{1,3}){0,2}?([A-Z]{5,8})\b")),
     ("phone", re.compile(r"(?<![\w-])\+?\d{1,3}?[ .-]?\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}\b")),
     ("money", re.compile(
         r"[$€£]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:USD|EUR|dollars)\b")),
@@ -38,7 +47,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 #: Kinds whose values are exact identifiers (a summary must copy them verbatim).
 STRICT_KINDS = frozenset(
     {"email", "date", "version", "error_code", "http_status", "prefixed_code", "account_id",
-     "code", "phone", "long_number", "url"}
+     "code", "phone", "long_number", "url", "name"}
 )
 
 

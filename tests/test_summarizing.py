@@ -7,11 +7,11 @@ import logging
 
 import pytest
 from agents.memory import Session
-from fakes import RecordingSummarizer, SeedStyleSummarizer
 
 from ctxlab import SummarizingSession, item_text, segment_turns, validate_items
 
 from conftest import arun, assistant, call, output, reasoning, user
+from fakes import RecordingSummarizer, SeedStyleSummarizer
 
 ROUTER = [
     user("My home router won't connect. Windows 10, the FAQ did not help, third time I "

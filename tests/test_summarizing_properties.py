@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from fakes import RecordingSummarizer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -10,6 +9,7 @@ from ctxlab import SummarizingSession, segment_turns, validate_items
 from ctxlab.summarizers import ExtractiveSummarizer
 
 from conftest import arun
+from fakes import RecordingSummarizer
 from strategies import batches, history, messy_history
 
 SETTINGS = settings(max_examples=120, deadline=None,

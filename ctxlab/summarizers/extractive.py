@@ -47,6 +47,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _KIND_LABELS: list[tuple[str, tuple[str, ...]]] = [
     ("Codes (ticket/order/serial/booking)", ("prefixed_code", "code", "long_number")),
     ("Account ids", ("account_id",)),
+    ("Names", ("name",)),
     ("Emails", ("email",)),
     ("Phones", ("phone",)),
     ("Versions", ("version",)),
@@ -111,6 +112,26 @@ def _parse_previous(text: str) -> dict[str, list[str]]:
         elif current and line.startswith("- "):
             sections[current].append(line[2:])
     return sections
+
+
+#: Labels whose values are recognised only in context (a name after "registered to", an
+#: all-letter booking code after "reservation"): when an earlier note is extended, their
+#: values are read back from its Identifiers bullets instead of being re-detected.
+_CONTEXTUAL_LABELS = {"Names": "name", "Codes (ticket/order/serial/booking)": "code"}
+
+
+def _carried_identifiers(previous_text: str) -> list[Identifier]:
+    carried: list[Identifier] = []
+    for bullet in _parse_previous(previous_text).get("Identifiers", []):
+        label, _, values = bullet.partition(": ")
+        kind = _CONTEXTUAL_LABELS.get(label)
+        if kind is None:
+            continue
+        for value in re.split(r", |; ", values):
+            value = value.split(" (Superseded:")[0].strip()
+            if value:
+                carried.append(Identifier(kind, value, -1))
+    return carried
 
 
 class ExtractiveSummarizer:
@@ -220,6 +241,7 @@ class ExtractiveSummarizer:
 
     def _identifiers(self, lines: list[Line], previous_text: str) -> list[str]:
         found: list[Identifier] = list(find_identifiers(previous_text))
+        found.extend(_carried_identifiers(previous_text))
         for line in lines:
             found.extend(find_identifiers(line.text))
         by_kind: dict[str, list[str]] = {}

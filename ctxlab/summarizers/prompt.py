@@ -57,9 +57,10 @@ Rules:
 """
 
 
-def render_transcript_line(role: str, text: str) -> str:
-    """One transcript line; the closing delimiter is neutralised inside the text."""
+def render_transcript_line(role: str, text: str, tool: str | None = None) -> str:
+    """One transcript line; the delimiters are neutralised inside the text."""
     safe = text.replace(TRANSCRIPT_CLOSE, "</ transcript>").replace(
         TRANSCRIPT_OPEN, "< transcript>"
     )
-    return f"{role.upper()}: {safe}"
+    label = f"{role.upper()} ({tool})" if tool else role.upper()
+    return f"{label}: {safe}"

@@ -71,6 +71,5 @@ def render_transcript(
     """The transcript as text, one ``ROLE: text`` line per item."""
     out = []
     for line in transcript_lines(items, tool_trim_limit=tool_trim_limit):
-        role = f"{line.role} ({line.tool})" if line.tool else line.role
-        out.append(render_transcript_line(role, line.text))
+        out.append(render_transcript_line(line.role, line.text, line.tool))
     return "\n".join(out)
