@@ -3,6 +3,8 @@
 The public names below are stable across releases; modules behind them may move.
 """
 
+from .agent import SUPPORT_INSTRUCTIONS, SUPPORT_TOOLS, make_support_agent
+from .backends import Backend, BackendConfigError, choose_backend, describe_backend
 from .corpora import (
     Conversation,
     Fact,
@@ -27,6 +29,7 @@ from .items import (
     shape_problem,
 )
 from .ledger import STATE_COLORS, STATES, Ledger, LedgerEntry
+from .offline import FACT_KINDS, Found, OfflineSupportModel, find_facts, latest_fact
 from .replay import Snapshot, replay, runner_batches
 from .sessions import (
     MemorySession,
@@ -63,26 +66,70 @@ from .validate import (
     safe_cut,
     validate_items,
 )
+from .widgets.budget import (
+    FULL_HISTORY,
+    SECTION_COLORS,
+    SECTIONS,
+    budget_sections,
+    full_tokens,
+    sent_tokens,
+    snapshot_sections,
+    tokens_per_turn,
+)
 
 __version__ = "0.1.0"
 
+# Widgets and plots need the notebook extra (ipywidgets, matplotlib): load them on first use
+# so that `import ctxlab` works on a core-only install.
+_LAZY = {
+    "SessionView": "ctxlab.widgets",
+    "ReplayView": "ctxlab.widgets",
+    "BudgetBar": "ctxlab.widgets",
+    "plot_tokens_per_turn": "ctxlab.plots",
+    "plot_context_timeline": "ctxlab.plots",
+    "plot_budget_bars": "ctxlab.plots",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ctxlab' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
 __all__ = [
+    "FACT_KINDS",
+    "FULL_HISTORY",
     "ITEM_KINDS",
     "ITEM_OVERHEAD_TOKENS",
+    "SECTIONS",
+    "SECTION_COLORS",
     "STATES",
     "STATE_COLORS",
     "SUMMARY_PROMPT",
     "SUMMARY_SHADOW_PROMPT",
+    "SUPPORT_INSTRUCTIONS",
+    "SUPPORT_TOOLS",
+    "Backend",
+    "BackendConfigError",
+    "BudgetBar",
     "Conversation",
     "ExtractiveSummarizer",
     "Fact",
+    "Found",
     "InvalidSequenceError",
     "LLMSummarizer",
     "Ledger",
     "LedgerEntry",
     "MemorySession",
+    "OfflineSupportModel",
     "Problem",
+    "ReplayView",
     "Segmentation",
+    "SessionView",
     "Snapshot",
     "Summarizer",
     "SummarizingSession",
@@ -94,14 +141,19 @@ __all__ = [
     "Turn",
     "__version__",
     "assert_valid",
+    "budget_sections",
     "chat_to_responses",
+    "choose_backend",
     "content_text",
     "count_item_tokens",
     "count_items_tokens",
     "count_request_tokens",
     "count_tokens",
+    "describe_backend",
     "encoding_for_model",
+    "find_facts",
     "find_identifiers",
+    "full_tokens",
     "get_token_counter",
     "identifier_values",
     "is_user_message",
@@ -109,11 +161,16 @@ __all__ = [
     "item_kind",
     "item_text",
     "item_type",
+    "latest_fact",
     "load_abcd",
     "load_conversation_file",
     "load_tau_bench",
     "locate_facts",
+    "make_support_agent",
     "model_safe",
+    "plot_budget_bars",
+    "plot_context_timeline",
+    "plot_tokens_per_turn",
     "repair",
     "replay",
     "runner_batches",
@@ -122,7 +179,10 @@ __all__ = [
     "seed_support_conversation",
     "seed_trimming_flow",
     "segment_turns",
+    "sent_tokens",
     "shape_problem",
+    "snapshot_sections",
+    "tokens_per_turn",
     "turn_starts",
     "validate_items",
 ]

@@ -1,0 +1,349 @@
+"""The widgets in a real browser: JupyterLab + Chromium, driven by Playwright.
+
+The test writes a notebook into a temporary directory (no .ipynb is committed under tests/,
+where nbval would collect it), starts an isolated JupyterLab on 127.0.0.1, runs every cell
+from the Run menu, waits for the ReplayView and SessionView to render, moves the replay
+forward with its "next" button and checks that the chips changed, then clicks a chip and
+reads the detail pane. A screenshot goes to artifacts/.
+
+Without /usr/bin/chromium (or CTXLAB_CHROMIUM) or the playwright package the test is
+skipped, except when CI is "true": there a missing browser is a failure. Every process it
+starts (JupyterLab, its kernels, the browser) is stopped even when an assertion fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from conftest import ROOT
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path(os.environ.get("CTXLAB_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = ROOT / "artifacts"
+SETTINGS_OVERRIDES = {
+    "@jupyterlab/apputils-extension:notification": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    },
+    "@jupyterlab/notebook-extension:tracker": {"autoStartDefaultKernel": True},
+}
+SERVER_START_TIMEOUT = 60.0
+UI_TIMEOUT_MS = 60_000
+
+CONVERSATION_CELL = """\
+from ctxlab import TrimmingSession
+from ctxlab.widgets import ReplayView, SessionView
+
+def user(text):
+    return {"role": "user", "content": text}
+
+def assistant(text):
+    part = {"type": "output_text", "text": text, "annotations": []}
+    return {"type": "message", "role": "assistant", "status": "completed", "content": [part]}
+
+def call(call_id, name, arguments):
+    return {"type": "function_call", "call_id": call_id, "name": name, "arguments": arguments}
+
+def output(call_id, text):
+    return {"type": "function_call_output", "call_id": call_id, "output": text}
+
+conversation = [
+    user("My laptop overheats and shuts down."),
+    call("c1", "lookup_device", '{"serial": "LX-42"}'),
+    output("c1", '{"model": "LX 14", "firmware": "1.0.2"}'),
+    assistant("Your LX 14 runs firmware 1.0.2; please update it to 1.0.3."),
+    user("Updated to 1.0.3, still hot."),
+    assistant("Try a factory reset."),
+    user("Reset done; now I see error 42."),
+    call("c2", "search_kb", '{"query": "error 42"}'),
+    output("c2", "Error 42: the battery controller needs a recalibration."),
+    assistant("Leave it on charge for 30 minutes to recalibrate the battery."),
+    user("Now it shows error 404 in the browser."),
+    assistant("Does it happen on every site?"),
+]
+session = TrimmingSession("browser-test", max_turns=2)
+"""
+
+REPLAY_CELL = """\
+replay_view = await ReplayView.record(conversation, session, title="trimming, last 2 turns")
+replay_view.go(3)
+replay_view
+"""
+
+SESSION_CELL = """\
+session_view = await SessionView.from_session(session, title="after the conversation")
+session_view
+"""
+
+CHIP_STATES_JS = """
+els => els.map(e => {
+  const state = [...e.classList].find(c => c.startsWith('ctxlab-state-'));
+  return state ? state.slice('ctxlab-state-'.length) : null;
+})
+"""
+
+
+# ------------------------------------------------------------------------- preconditions
+
+
+def _require_browser(in_ci: bool) -> Any:
+    """The playwright sync API module, or skip (fail in CI) saying what is missing."""
+    problems = []
+    if not CHROMIUM.exists():
+        problems.append(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    try:
+        import playwright.sync_api as sync_api
+    except ImportError:
+        sync_api = None
+        problems.append("the playwright package is not installed (pip install playwright)")
+    if problems:
+        message = "browser test needs a real browser: " + "; ".join(problems)
+        if in_ci:
+            pytest.fail(message + " (CI=true: a missing browser is a failure)")
+        pytest.skip(message)
+    return sync_api
+
+
+# ------------------------------------------------------------------------- JupyterLab
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _write_notebook(path: Path) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell(src)
+                for src in (CONVERSATION_CELL, REPLAY_CELL, SESSION_CELL)]
+    nbformat.write(nb, path)
+
+
+def _pids_using(marker: str) -> list[int]:
+    """Pids of processes whose command line mentions ``marker`` (our unique temp dir)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if marker in cmdline:
+            pids.append(int(entry.name))
+    return pids
+
+
+class JupyterLab:
+    """An isolated JupyterLab server in a temporary directory (config, runtime, data,
+    settings and workspaces all under it); :meth:`stop` ends it and its kernels."""
+
+    def __init__(self, base: Path):
+        self.base = base
+        self.root = base / "notebooks"
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = base / "jupyterlab.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        dirs = {name: self.base / name for name in
+                ("config", "runtime", "data", "ipython", "workspaces", "user-settings",
+                 "app-settings")}
+        for path in (self.root, *dirs.values()):
+            path.mkdir(parents=True, exist_ok=True)
+        # The override file lives in our own app settings dir: nothing is written to the venv.
+        (dirs["app-settings"] / "overrides.json").write_text(json.dumps(SETTINGS_OVERRIDES))
+        env = {
+            **os.environ,
+            "JUPYTER_CONFIG_DIR": str(dirs["config"]),
+            "JUPYTER_RUNTIME_DIR": str(dirs["runtime"]),
+            "JUPYTER_DATA_DIR": str(dirs["data"]),
+            "IPYTHONDIR": str(dirs["ipython"]),
+            "JUPYTER_PLATFORM_DIRS": "1",
+            "PYTHONUNBUFFERED": "1",
+        }
+        env.pop("OPENAI_API_KEY", None)  # the notebook must not reach a real model
+        command = [
+            sys.executable, "-m", "jupyterlab",
+            "--no-browser", "--allow-root",
+            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
+            "--ServerApp.port_retries=0",
+            f"--ServerApp.root_dir={self.root}",
+            "--IdentityProvider.token=",
+            "--LabApp.extension_manager=readonly",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            f"--LabApp.workspaces_dir={dirs['workspaces']}",
+            f"--LabApp.user_settings_dir={dirs['user-settings']}",
+            f"--LabApp.app_settings_dir={dirs['app-settings']}",
+        ]
+        log = self.log_path.open("wb")
+        self.process = subprocess.Popen(command, cwd=self.root, env=env, stdout=log,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+        log.close()
+        deadline = time.monotonic() + SERVER_START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"JupyterLab exited with {self.process.returncode}:\n"
+                                   f"{self.log_tail()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/status", timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                time.sleep(0.2)
+        raise RuntimeError(f"JupyterLab did not answer within {SERVER_START_TIMEOUT:.0f}s:\n"
+                           f"{self.log_tail()}")
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def stop(self) -> None:
+        """Stop the server (on SIGTERM it shuts its kernels down), then any straggler."""
+        process = self.process
+        if process is None:
+            return
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=5)
+        # Kernels run in their own sessions; they are ours if their command line names our
+        # temporary runtime dir (their connection file lives there).
+        for pid in _pids_using(str(self.base / "runtime")):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        self.process = None
+
+
+@pytest.fixture
+def sync_api(in_ci: bool) -> Any:
+    """Playwright's sync API; checked before anything is started."""
+    return _require_browser(in_ci)
+
+
+@pytest.fixture
+def lab(tmp_path: Path, sync_api: Any) -> Iterator[JupyterLab]:
+    server = JupyterLab(tmp_path)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+# ------------------------------------------------------------------------- the test
+
+
+def _chip_states(page: Any, selector: str) -> list[str | None]:
+    return page.eval_on_selector_all(selector, CHIP_STATES_JS)
+
+
+def test_widgets_render_and_scrub_in_jupyterlab(sync_api: Any, lab: JupyterLab) -> None:
+    started = time.monotonic()
+    _write_notebook(lab.root / "widgets.ipynb")
+    ARTIFACTS.mkdir(exist_ok=True)
+    # live widgets only: the static HTML fallback has no .ctxlab-replay-view and no buttons
+    replay_chips = ".ctxlab-replay-view .ctxlab-session-view button.ctxlab-chip"
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                     args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1800})
+            page.set_default_timeout(UI_TIMEOUT_MS)
+            try:
+                page.goto(f"{lab.url}/lab/tree/widgets.ipynb")
+                page.wait_for_selector(".jp-NotebookPanel .jp-Cell")
+                # The kernel has started (its name is in the toolbar) and is idle.
+                page.wait_for_selector(
+                    ".jp-NotebookPanel-toolbar .jp-KernelName:has-text('Python')"
+                )
+                page.wait_for_selector(".jp-NotebookPanel-toolbar "
+                                       ".jp-Notebook-ExecutionIndicator[data-status='idle']")
+
+                page.click(".lm-MenuBar-itemLabel:text-is('Run')")
+                page.click("li[data-command='runmenu:run-all']")
+
+                page.wait_for_selector(replay_chips)
+                page.wait_for_selector(".ctxlab-session-view:not(.ctxlab-replay-view *) "
+                                       "button.ctxlab-chip")
+                page.wait_for_selector(".jp-NotebookPanel-toolbar "
+                                       ".jp-Notebook-ExecutionIndicator[data-status='idle']")
+                outputs = page.inner_text(".jp-NotebookPanel .jp-Notebook")
+                assert "Loading widget" not in outputs
+                assert "Error displaying widget" not in outputs
+                assert "Traceback" not in outputs, outputs
+
+                # Step 3 of the replay (the model call of turn 3): nothing trimmed yet.
+                before = _chip_states(page, replay_chips)
+                assert before == ["kept"] * 6, before
+                status = page.inner_text(".ctxlab-replay-status")
+                assert "turn 3" in status
+
+                page.click(".ctxlab-replay-view .ctxlab-next")
+                page.wait_for_function(
+                    "n => document.querySelectorAll("
+                    "'.ctxlab-replay-view .ctxlab-session-view button.ctxlab-chip').length !== n",
+                    arg=len(before),
+                )
+                after = _chip_states(page, replay_chips)
+                # Turn 4's call: turn 1 (4 items) slid out of the 2-turn window.
+                assert after == ["dropped"] * 4 + ["kept"] * 6, after
+                assert "turn 4" in page.inner_text(".ctxlab-replay-status")
+                value = page.inner_text(".ctxlab-replay-view .widget-readout")
+                assert value.strip() == "4"
+
+                # Clicking a chip shows its full text in the detail pane.
+                page.click(f"{replay_chips}.ctxlab-kind-tool_output >> nth=0")
+                detail = page.locator(".ctxlab-replay-view .ctxlab-detail-text")
+                detail.wait_for()
+                assert '"firmware": "1.0.2"' in detail.inner_text()
+
+                # The final SessionView shows the whole log: turns 1-2 dropped, 3-4 kept.
+                final = _chip_states(
+                    page, ".ctxlab-session-view:not(.ctxlab-replay-view *) button.ctxlab-chip"
+                )
+                assert final == ["dropped"] * 6 + ["kept"] * 6, final
+                page.locator(".ctxlab-replay-view").screenshot(
+                    path=str(ARTIFACTS / "replay_view_in_jupyterlab.png")
+                )
+            finally:
+                # The whole window, also when an assertion failed (for debugging).
+                page.screenshot(path=str(ARTIFACTS / "jupyterlab.png"))
+        finally:
+            browser.close()
+    elapsed = time.monotonic() - started
+    print(f"browser test: {elapsed:.1f}s from notebook written to browser closed")
