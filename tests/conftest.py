@@ -13,6 +13,10 @@ from typing import Any, TypeVar
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Tests never call a real API: force the offline backend for this process and for the
+# notebook kernels nbval starts (they inherit this environment).
+os.environ["CTXLAB_BACKEND"] = "offline"
 sys.path.insert(0, str(ROOT / "tests"))
 
 T = TypeVar("T")
