@@ -29,6 +29,7 @@ from importlib import resources
 from typing import Any
 
 from .items import clone, item_kind, item_text, shape_problem
+from .offline.catalog import device_record, rma_number, ticket_status, warranty_status
 from .turns import segment_turns
 
 __all__ = [
@@ -709,7 +710,7 @@ def seed_router_flow() -> Conversation:
 _TICKET = "TCK-48213"
 _SERIAL = "SN-4Q7K-22981"
 _EMAIL = "dana.whitfield@example.com"
-_RMA = "RMA-77120"
+_RMA = rma_number(_SERIAL)
 
 
 def seed_support_conversation() -> Conversation:
@@ -723,33 +724,11 @@ def seed_support_conversation() -> Conversation:
     ask about earlier facts (the email, the RMA, the firmware, the serial), so a memory
     that drops early turns cannot answer them.
     """
-    device = {
-        "serial": _SERIAL,
-        "model": "Aurora 14 (2023)",
-        "purchase_date": "2023-03-14",
-        "registered_owner": "Dana Whitfield",
-    }
-    warranty = {
-        "serial": _SERIAL,
-        "status": "active",
-        "coverage": "hardware",
-        "expires": "2025-03-14",
-        "rma": _RMA,
-    }
-    status_1 = {
-        "ticket_id": _TICKET,
-        "status": "open",
-        "priority": "normal",
-        "assigned_to": "hardware team",
-        "updates": 1,
-    }
-    status_2 = {
-        "ticket_id": _TICKET,
-        "status": "open",
-        "priority": "high",
-        "assigned_to": "hardware team",
-        "updates": 2,
-    }
+    # Tool outputs come from the course's own tool data, so a live run of the agent and this
+    # recorded conversation agree (the device record is the bulky ~2,000-token one).
+    device = device_record(_SERIAL)
+    warranty = warranty_status(_SERIAL)
+    status = ticket_status(_TICKET)
     items: list[dict[str, Any]] = [
         _user("Hi, there's a red light blinking on my laptop and it won't finish starting up."),
         _assistant(
@@ -760,7 +739,7 @@ def seed_support_conversation() -> Conversation:
         *_tool_round("call_seed_device_1", "lookup_device", {"serial": _SERIAL}, device),
         _assistant(
             "Found it: an Aurora 14 bought in March 2023 and registered to Dana "
-            "Whitfield. Is that you?"
+            "Whitfield, dana.whitfield@example.com. Is that you?"
         ),
         _user(f"Yes, that's me. My email is {_EMAIL} if you need to send me anything."),
         _assistant(
@@ -789,8 +768,8 @@ def seed_support_conversation() -> Conversation:
         *_tool_round("call_seed_warranty_1", "check_warranty", {"serial": _SERIAL}, warranty),
         _assistant(
             "Error 42 means the storage controller did not answer the self-test, which "
-            "needs a repair. Good news: your warranty is active until 14 March 2025, "
-            f"so I've opened a repair authorisation, {_RMA}."
+            "needs a repair. Good news: your Aurora Care Plus cover runs until "
+            f"2027-03-14, so I've opened a repair authorisation, {_RMA}."
         ),
         _user("I also tried to download the recovery driver from your site and got a 404."),
         _assistant(
@@ -798,15 +777,15 @@ def seed_support_conversation() -> Conversation:
             "now that the laptop goes in for repair."
         ),
         _user("Has anyone on your side looked at the ticket yet?"),
-        *_tool_round("call_seed_ticket_1", "get_ticket_status", {"ticket_id": _TICKET}, status_1),
+        *_tool_round("call_seed_ticket_1", "get_ticket_status", {"ticket_id": _TICKET}, status),
         _assistant(
-            "The ticket is open with the hardware team at normal priority; there is "
-            "one update so far, the repair authorisation."
+            "Yes: it is in progress with Priya Nair at the hardware desk, and the "
+            "latest note is the repair authorisation."
         ),
         _user("Can the priority be raised? I need the laptop for work."),
         _assistant(
-            "I've asked for high priority because of the overheating. It usually "
-            "takes a few minutes to show up."
+            "I've asked the hardware desk for high priority because of the "
+            "overheating. It usually takes a few minutes to show up."
         ),
         _user("Will the repair wipe my files?"),
         _assistant(
@@ -824,8 +803,11 @@ def seed_support_conversation() -> Conversation:
         _user("And what was the RMA number again?"),
         _assistant(f"It's {_RMA}."),
         _user("Did the priority change go through?"),
-        *_tool_round("call_seed_ticket_2", "get_ticket_status", {"ticket_id": _TICKET}, status_2),
-        _assistant("Yes, the ticket is now high priority with the hardware team."),
+        *_tool_round("call_seed_ticket_2", "get_ticket_status", {"ticket_id": _TICKET}, status),
+        _assistant(
+            "The ticket is still in progress with Priya Nair; the priority request is "
+            "with her desk, and I'll email you when it is confirmed."
+        ),
         _user("If the repair center asks, which firmware was on it?"),
         _assistant("v1.0.3, the version you read from the startup screen."),
         _user("Should I mention the overheating too?"),

@@ -22,6 +22,17 @@ AS_OF = "2026-12-01"
 
 #: Devices by serial number. ``warranty_end`` decides covered / expired (see :data:`AS_OF`).
 DEVICES: dict[str, dict[str, Any]] = {
+    # The laptop of the course's seed conversation (ctxlab.corpora.seed_support_conversation).
+    "SN-4Q7K-22981": {
+        "model": "Aurora 14 (2023)",
+        "purchase_date": "2023-03-14",
+        "warranty_end": "2027-03-14",
+        "plan": "Aurora Care Plus, 4 years",
+        "firmware": "v1.0.3",
+        "os": "Windows 11 Home 23H2",
+        "owner_email": "dana.whitfield@example.com",
+        "profile": "thermal",
+    },
     "C02XK1ZJG8WP": {
         "model": "MacBook Pro 14-inch (2021, M1 Pro)",
         "purchase_date": "2024-03-14",
@@ -80,8 +91,8 @@ TICKETS: dict[str, dict[str, str]] = {
         "status": "in progress",
         "owner": "Priya Nair (hardware desk)",
         "last_update": "2026-11-28 14:05 UTC",
-        "summary": "MacBook Pro runs hot and the fan is loud under light load",
-        "latest_note": "Thermal diagnostics booked; replacement fan assembly on order.",
+        "summary": "Aurora 14 laptop: blinking red light, overheating, will not finish booting",
+        "latest_note": "Repair authorisation issued; the laptop goes to the repair centre.",
     },
     "TCK-48214": {
         "status": "waiting on customer",
