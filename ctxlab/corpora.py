@@ -101,6 +101,19 @@ class Conversation:
         """An independent deep copy (items and meta are copied; facts are immutable)."""
         return Conversation(self.id, self.source, clone(self.items), self.facts, clone(self.meta))
 
+    def fact_ages(self) -> dict[str, int]:
+        """For each mentioned fact (``name=value``): how many user turns before the last
+        turn it was first mentioned (0 = in the last turn). A trimming window of
+        ``max_turns`` still holds a fact at the end of the conversation when its age is
+        below ``max_turns``."""
+        seg = segment_turns(self.items)
+        last = len(seg.turns)
+        ages: dict[str, int] = {}
+        for fact in self.facts_mentioned():
+            turn = seg.turn_of(fact.first_item) if fact.first_item is not None else None
+            ages[f"{fact.name}={fact.value}"] = last - (turn or 1)
+        return ages
+
 
 def locate_facts(
     items: Sequence[Mapping[str, Any]],
@@ -848,6 +861,58 @@ def seed_support_conversation() -> Conversation:
 
 _CHAT_ONLY_KEYS = ("tool_calls", "tool_call_id", "refusal", "function_call")
 _CHAT_PART_TYPES = ("text", "image_url", "file")
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A recall question asked at user turn ``turn`` whose right answer contains ``expected``."""
+
+    turn: int
+    fact: str
+    expected: str
+
+
+def support_chat_script() -> tuple[list[str], tuple[Probe, ...]]:
+    """What the customer of the seed conversation types, for live runs of the agent.
+
+    Twenty user messages (the customer gives the ticket number herself in the first one, so
+    a live agent has it only from the conversation), with the tool requests the course's
+    agent acts on (device details, warranty, ticket status) and five recall questions near
+    the end, returned as :class:`Probe` objects: the answer to each depends on a fact given
+    many turns earlier, which is what memory strategies are judged on.
+    """
+    messages = [
+        f"Hi, my ticket is {_TICKET}. There's a red light blinking on my laptop and it won't "
+        "finish starting up.",
+        f"Sure, the serial is {_SERIAL}. Can you look up the device details?",
+        f"Yes, that's me. My email is {_EMAIL} if you need to send me anything.",
+        "About twice a second. The fan is loud and the bottom gets very hot; it has been "
+        "overheating for a week.",
+        "It says firmware v1.0.3.",
+        "Did that. Still failing, same red light.",
+        "Factory reset done. Now it stops at error 42 during startup.",
+        "Is the laptop still under warranty?",
+        "I also tried to download the recovery driver from your site and got a 404.",
+        "Has anyone on your side looked at my ticket yet?",
+        "Can the priority be raised? I need the laptop for work.",
+        "Will the repair wipe my files?",
+        "How do I ship it?",
+        "Which email address will the shipping label go to?",
+        "And what was the RMA number again?",
+        "If the repair center asks, which firmware was on it?",
+        "Should I mention the overheating too?",
+        "What serial number did I give you, so I can check the box?",
+        "What was my ticket number, for my records?",
+        "Thanks, that's everything.",
+    ]
+    probes = (
+        Probe(14, "email", _EMAIL),
+        Probe(15, "rma", _RMA),
+        Probe(16, "firmware", "v1.0.3"),
+        Probe(18, "serial", _SERIAL),
+        Probe(19, "ticket_id", _TICKET),
+    )
+    return messages, probes
 
 
 def _looks_like_chat(record: Mapping[str, Any]) -> bool:

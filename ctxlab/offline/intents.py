@@ -44,8 +44,12 @@ _RECALL: dict[str, tuple[re.Pattern[str], ...]] = {
     for kind, noun in _NOUNS.items()
 }
 
+# A repair or replacement alone is not a warranty question ("will the repair wipe my
+# files?"); it becomes one when cost or cover is mentioned with it.
 _WARRANTY = re.compile(
-    r"\b(?:warrant(?:y|ies)|guarantee|coverage|covered|repairs?|rma|replacement|replace)\b",
+    r"\b(?:warrant(?:y|ies)|guarantee|coverage|covered|rma)\b"
+    r"|\b(?:repairs?|replacement|replace)\b[^.?!]{0,30}\b(?:free|cost|pay|charge|cover\w*)\b"
+    r"|\b(?:free|cost|pay|charge)\b[^.?!]{0,30}\b(?:repairs?|replacement|replace)\b",
     re.IGNORECASE,
 )
 _LOOKUP = re.compile(
@@ -60,12 +64,12 @@ _STATUS = re.compile(
     re.IGNORECASE,
 )
 _UPDATE = re.compile(r"\bupdates?\b", re.IGNORECASE)
-_TICKET_WORD = re.compile(r"\b(?:ticket|case|incident)s?\b|\bTCK-\d", re.IGNORECASE)
-_ACTION = re.compile(
-    r"\b(?:check|verify|look\s*(?:it\s+)?up|lookup|status|progress|warrant(?:y|ies)|coverage"
-    r"|covered|repairs?|details|specs)\b",
+# Asking whether someone is on it; counts only next to the word "ticket".
+_FOLLOW_UP = re.compile(
+    r"\b(?:looked\s+at|look(?:ed|ing)?\s+into|working\s+on|picked\s+up|heard\s+back)\b",
     re.IGNORECASE,
 )
+_TICKET_WORD = re.compile(r"\b(?:ticket|case|incident)s?\b|\bTCK-\d", re.IGNORECASE)
 _GREETING = re.compile(
     r"^\W*(?:hi|hello|hey|hiya|good\s+(?:morning|afternoon|evening)|greetings)\b",
     re.IGNORECASE,
@@ -135,15 +139,23 @@ def read_intent(text: str) -> Intent:
     recall = recall_kinds(text)
     # "What was my RMA number?" is a recall question even though "RMA" also asks for a
     # repair; any other action word ("check", "status", ...) makes it a lookup instead.
+    # A verb alone ("so I can check the box") does not turn it into a lookup: only a
+    # warranty, lookup or status request does.
     action_text = _RECALL_NOUN_RMA.sub(" ", text) if "rma" in recall else text
-    if recall and _ACTION.search(action_text) is None and not _WARRANTY.search(action_text):
+    wants_lookup = (
+        _WARRANTY.search(action_text) or _LOOKUP.search(action_text)
+        or _STATUS.search(action_text)
+    )
+    if recall and not wants_lookup:
         return Intent(recall=recall)
     ticket_word = _TICKET_WORD.search(text) is not None
     warranty = _WARRANTY.search(text) is not None
     lookup = _LOOKUP.search(text) is not None
     status = _STATUS.search(text) is not None
     if ticket_word:
-        ticket_status = status or _UPDATE.search(text) is not None
+        ticket_status = (
+            status or _UPDATE.search(text) is not None or _FOLLOW_UP.search(text) is not None
+        )
     else:
         ticket_status = status and not warranty and not lookup
     closure = _CLOSURE.search(text) is not None and _NEGATION.search(text) is None

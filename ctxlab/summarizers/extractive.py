@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..identifiers import Identifier, find_identifiers
+from ..offline.facts import FACT_KINDS, facts_in_text
 from .base import SummaryResult, is_summary_pair
 from .prompt import SUMMARY_SECTIONS
 from .transcript import Line, transcript_lines
@@ -44,14 +45,28 @@ _RESOLVED = re.compile(
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
+#: Titles of the typed facts (see :mod:`ctxlab.offline.facts`), listed first.
+_FACT_TITLES: dict[str, str] = {
+    "ticket": "Ticket",
+    "serial": "Serial number",
+    "firmware": "Firmware",
+    "error_code": "Error codes",
+    "email": "Email",
+    "order": "Order number",
+    "rma": "RMA number",
+    "reservation": "Reservation code",
+}
+#: Typed facts where a newer value replaces the older one.
+_SINGLE_VALUED_FACTS = {"firmware", "email"}
+
 _KIND_LABELS: list[tuple[str, tuple[str, ...]]] = [
-    ("Codes (ticket/order/serial/booking)", ("prefixed_code", "code", "long_number")),
+    ("Other codes", ("prefixed_code", "code", "long_number")),
     ("Account ids", ("account_id",)),
     ("Names", ("name",)),
-    ("Emails", ("email",)),
+    ("Other emails", ("email",)),
     ("Phones", ("phone",)),
     ("Versions", ("version",)),
-    ("Error codes", ("error_code", "http_status")),
+    ("Other error codes", ("error_code", "http_status")),
     ("Dates & times", ("date", "time")),
     ("Amounts", ("money", "quantity")),
     ("Links", ("url",)),
@@ -117,7 +132,7 @@ def _parse_previous(text: str) -> dict[str, list[str]]:
 #: Labels whose values are recognised only in context (a name after "registered to", an
 #: all-letter booking code after "reservation"): when an earlier note is extended, their
 #: values are read back from its Identifiers bullets instead of being re-detected.
-_CONTEXTUAL_LABELS = {"Names": "name", "Codes (ticket/order/serial/booking)": "code"}
+_CONTEXTUAL_LABELS = {"Names": "name", "Other codes": "code", "Reservation code": "code"}
 
 
 def _carried_identifiers(previous_text: str) -> list[Identifier]:
@@ -240,17 +255,40 @@ class ExtractiveSummarizer:
         return steps
 
     def _identifiers(self, lines: list[Line], previous_text: str) -> list[str]:
+        # Typed facts first ("Serial: SN-...", "Ticket: TCK-..."), so a reader knows what
+        # each value is; every other identifier-like value follows under a generic label.
+        texts = [previous_text, *(line.text for line in lines)]
+        typed: dict[str, list[str]] = {}
+        claimed: set[str] = set()
+        for text in texts:
+            for fact in facts_in_text(text):
+                values = typed.setdefault(fact.kind, [])
+                if fact.value in values:
+                    values.remove(fact.value)  # move to the end: it is the latest mention
+                values.append(fact.value)
+                claimed.add(fact.value)
+        bullets = []
+        for kind in FACT_KINDS:
+            values = typed.get(kind, [])
+            if not values:
+                continue
+            label = _FACT_TITLES[kind]
+            if kind in _SINGLE_VALUED_FACTS and len(values) > 1:
+                bullets.append(f"{label}: {values[-1]} (Superseded: {', '.join(values[:-1])})")
+            else:
+                bullets.append(f"{label}: {', '.join(values)}")
         found: list[Identifier] = list(find_identifiers(previous_text))
         found.extend(_carried_identifiers(previous_text))
         for line in lines:
             found.extend(find_identifiers(line.text))
         by_kind: dict[str, list[str]] = {}
         for ident in found:
+            if ident.value in claimed:
+                continue
             values = by_kind.setdefault(ident.kind, [])
             if ident.value in values:
-                values.remove(ident.value)  # move to the end: it is the latest mention
+                values.remove(ident.value)
             values.append(ident.value)
-        bullets = []
         for label, kinds in _KIND_LABELS:
             parts: list[str] = []
             for kind in kinds:
