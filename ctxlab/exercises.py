@@ -1,0 +1,169 @@
+"""Checks for the lessons' exercises.
+
+Each lesson ends with an exercise: the learner fills in a cell, then runs a check from this
+module, which answers with a :class:`CheckResult` that renders as a one-line verdict. A
+check never raises for a wrong answer (so a notebook always runs top to bottom); an
+answer left as ``None`` reports "not answered yet". The checks compute the right answer
+themselves, with the offline backend, so they stay correct if the course data changes.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import Any
+
+from agents import RunConfig, SQLiteSession
+
+from .agent import make_support_agent
+from .corpora import seed_trimming_flow, support_chat_script
+from .costs import cost_usd
+from .offline import OfflineSupportModel
+from .runs import TurnRecord, run_conversation
+from .sessions import SummarizingSession, TrimmingSession
+
+#: Checks run the offline model: nothing to trace or export.
+_QUIET = RunConfig(tracing_disabled=True)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The verdict on one answer: ``passed`` is True, False, or None (not answered yet)."""
+
+    passed: bool | None
+    message: str
+
+    def __bool__(self) -> bool:
+        return self.passed is True
+
+    def __str__(self) -> str:
+        mark = {True: "✅ correct", False: "❌ not yet", None: "⏳ not answered yet"}[self.passed]
+        return f"{mark}: {self.message}"
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        color = {True: "#009E73", False: "#D55E00", None: "#666666"}[self.passed]
+        return f"<p style='color:{color};font-weight:bold'>{html.escape(str(self))}</p>"
+
+
+def _pending(what: str) -> CheckResult:
+    return CheckResult(None, f"fill in {what} in the cell above, run it, then run this check")
+
+
+# ---------------------------------------------------------------------------- lesson 00
+
+async def check_quickstart(session: Any) -> CheckResult:
+    """Lesson 00: a session holding the seed trimming flow whose view is the last 2 turns."""
+    if session is None:
+        return _pending("`my_session`")
+    flow = seed_trimming_flow().items
+    try:
+        raw = await session.raw_items() if hasattr(session, "raw_items") else None
+        view = await session.get_items()
+    except Exception as exc:  # a broken answer is a verdict, not a crash
+        return CheckResult(False, f"reading the session failed: {type(exc).__name__}: {exc}")
+    if raw is not None and raw != flow:
+        return CheckResult(False, "the session should store all 8 items of the seed flow, "
+                                  f"in order; it stores {len(raw)}")
+    if view == flow[4:]:
+        return CheckResult(True, "the model sees items 4-7: the last two user turns, whole")
+    users = sum(1 for item in view if item.get("role") == "user")
+    return CheckResult(False, f"the view has {len(view)} items and {users} user turns; "
+                              "it should show exactly the last 2 turns (4 items)")
+
+
+# ---------------------------------------------------------------------------- lesson 01
+
+def check_run_cost(answer: float | None, records: list[TurnRecord],
+                   model: str = "gpt-4.1") -> CheckResult:
+    """Lesson 01: the dollar cost of the whole run at ``model``'s price."""
+    if answer is None:
+        return _pending("`total_cost`")
+    if not records:
+        return CheckResult(False, "no turns recorded: run the conversation first")
+    inputs = sum(r.input_tokens for r in records)
+    outputs = sum(r.output_tokens for r in records)
+    expected = cost_usd(inputs, outputs, model)
+    if isinstance(answer, bool) or not isinstance(answer, (int, float)):
+        return CheckResult(False, f"expected a number of dollars, got {type(answer).__name__}")
+    if abs(answer - expected) <= 0.005 * expected:
+        return CheckResult(True, f"${expected:.4f} for {inputs:,} input and {outputs:,} output "
+                                 f"tokens at {model} prices")
+    if abs(answer - cost_usd(inputs, 0, model)) <= 0.005 * expected:
+        return CheckResult(False, "close: you priced the input tokens only; outputs cost too")
+    return CheckResult(False, f"${answer:.4f} is not it; add input and output tokens over all "
+                              f"turns and price each with ctxlab.costs (model {model!r})")
+
+
+# ---------------------------------------------------------------------------- lesson 02
+
+async def _ticket_recalled(max_turns: int) -> bool:
+    messages, probes = support_chat_script()
+    probe = next(p for p in probes if p.fact == "ticket_id")
+    agent = make_support_agent(OfflineSupportModel())
+    session = TrimmingSession(f"exercise-{max_turns}", max_turns=max_turns)
+    records = await run_conversation(agent, messages[: probe.turn], session, run_config=_QUIET)
+    return probe.expected in records[-1].reply
+
+
+async def smallest_window_for_ticket() -> int:
+    """The smallest ``max_turns`` for which the agent still answers the ticket question.
+
+    A larger window holds everything a smaller one does, so recall is monotone in
+    ``max_turns`` and a binary search finds the edge.
+    """
+    low, high = 1, 20  # 20 turns hold the whole conversation up to the question
+    while low < high:
+        middle = (low + high) // 2
+        if await _ticket_recalled(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+async def check_smallest_window(answer: int | None) -> CheckResult:
+    """Lesson 02: the smallest TrimmingSession window that still recalls the ticket."""
+    if answer is None:
+        return _pending("`smallest_max_turns`")
+    if isinstance(answer, bool) or not isinstance(answer, int) or answer < 1:
+        return CheckResult(False, f"expected a positive whole number of turns, got {answer!r}")
+    expected = await smallest_window_for_ticket()
+    if answer == expected:
+        return CheckResult(True, f"max_turns={expected}: the ticket id is still in the window, "
+                                 "and one turn less loses it")
+    if answer > expected:
+        return CheckResult(False, f"max_turns={answer} works but is not the smallest; look for "
+                                  "the last turn where the ticket id appears, in any item")
+    return CheckResult(False, f"with max_turns={answer} the agent no longer sees the ticket id")
+
+
+# ---------------------------------------------------------------------------- lesson 03
+
+async def check_summarizing_setup(keep_last_n_turns: int | None,
+                                  context_limit: int | None) -> CheckResult:
+    """Lesson 03: a SummarizingSession that answers all five recall probes of the support
+    chat while sending at most 60% of the input tokens of the full history."""
+    if keep_last_n_turns is None or context_limit is None:
+        return _pending("`keep_last_n_turns` and `context_limit`")
+    try:
+        session = SummarizingSession(keep_last_n_turns, context_limit, session_id="exercise")
+    except ValueError as exc:
+        return CheckResult(False, str(exc))
+    messages, probes = support_chat_script()
+    agent = make_support_agent(OfflineSupportModel())
+    records = await run_conversation(agent, messages, session, run_config=_QUIET)
+    full = await run_conversation(agent, messages, SQLiteSession("exercise-full"),
+                                  run_config=_QUIET)
+    missed = [p.fact for p in probes if p.expected not in records[p.turn - 1].reply]
+    used = sum(r.input_tokens for r in records)
+    full_tokens = sum(r.input_tokens for r in full)
+    budget = full_tokens * 6 // 10
+    if missed:
+        return CheckResult(False, f"the agent could not recall: {', '.join(missed)}")
+    if used > budget:
+        return CheckResult(False, f"all probes answered, but {used:,} input tokens is more than "
+                                  f"60% of the full history's {full_tokens:,}; fold sooner")
+    return CheckResult(True, f"all 5 probes answered with {used:,} input tokens "
+                             f"(full history: {full_tokens:,})")

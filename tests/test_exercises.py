@@ -1,0 +1,66 @@
+"""Each exercise check accepts the reference solution and rejects wrong answers."""
+
+from __future__ import annotations
+
+from agents import SQLiteSession, set_tracing_disabled
+
+from ctxlab import TrimmingSession, make_support_agent, seed_trimming_flow
+from ctxlab.costs import cost_usd
+from ctxlab.exercises import (
+    check_quickstart,
+    check_run_cost,
+    check_smallest_window,
+    check_summarizing_setup,
+    smallest_window_for_ticket,
+)
+from ctxlab.offline import OfflineSupportModel
+from ctxlab.runs import run_conversation
+
+from conftest import arun
+
+set_tracing_disabled(True)
+
+
+async def session_with(max_turns: int) -> TrimmingSession:
+    session = TrimmingSession("ex", max_turns=max_turns)
+    for item in seed_trimming_flow().items:
+        await session.add_items([item])
+    return session
+
+
+def test_quickstart_check():
+    assert arun(check_quickstart(arun(session_with(2)))).passed is True
+    assert arun(check_quickstart(arun(session_with(3)))).passed is False
+    assert arun(check_quickstart(None)).passed is None
+    assert "not answered yet" in str(arun(check_quickstart(None)))
+
+
+def test_run_cost_check():
+    records = arun(run_conversation(make_support_agent(OfflineSupportModel()),
+                                    ["hi, red light blinking", "still blinking"],
+                                    SQLiteSession("cost")))
+    inputs = sum(r.input_tokens for r in records)
+    outputs = sum(r.output_tokens for r in records)
+    assert check_run_cost(cost_usd(inputs, outputs, "gpt-4.1"), records).passed is True
+    wrong = check_run_cost(cost_usd(inputs, 0, "gpt-4.1"), records)
+    assert wrong.passed is False and "input tokens only" in wrong.message
+    assert check_run_cost(cost_usd(inputs, outputs, "gpt-4.1-mini"), records).passed is False
+    assert check_run_cost("3 dollars", records).passed is False
+    assert check_run_cost(None, records).passed is None
+
+
+def test_smallest_window_check():
+    expected = arun(smallest_window_for_ticket())
+    assert 1 < expected < 19
+    assert arun(check_smallest_window(expected)).passed is True
+    assert arun(check_smallest_window(expected - 1)).passed is False
+    assert "not the smallest" in arun(check_smallest_window(expected + 1)).message
+    assert arun(check_smallest_window(0)).passed is False
+
+
+def test_summarizing_check():
+    assert arun(check_summarizing_setup(2, 3)).passed is True
+    too_big = arun(check_summarizing_setup(8, 12))
+    assert too_big.passed is False
+    assert arun(check_summarizing_setup(4, 2)).passed is False  # invariant violated
+    assert arun(check_summarizing_setup(None, 3)).passed is None
