@@ -21,6 +21,7 @@ from .identifiers import find_identifiers, identifier_values
 from .items import (
     ITEM_KINDS,
     content_text,
+    describe_items,
     is_user_message,
     item_kind,
     item_text,
@@ -150,6 +151,7 @@ __all__ = [
     "count_request_tokens",
     "count_tokens",
     "describe_backend",
+    "describe_items",
     "encoding_for_model",
     "find_facts",
     "find_identifiers",

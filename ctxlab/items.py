@@ -234,6 +234,16 @@ def preview(text: str, width: int = 80) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
+def describe_items(items: Sequence[Mapping[str, Any]], width: int = 76) -> str:
+    """One line per item, ``index kind: text``, for printing a history compactly."""
+    lines = []
+    for index, item in enumerate(items):
+        kind = item_kind(item) if isinstance(item, Mapping) else type(item).__name__
+        text = item_text(item) if isinstance(item, Mapping) else repr(item)
+        lines.append(f"{index:>3} {kind:<11} {preview(text, width)}")
+    return "\n".join(lines)
+
+
 # ---------------------------------------------------------------------------- shape
 
 
