@@ -89,6 +89,8 @@ _LAZY = {
     "plot_tokens_per_turn": "ctxlab.plots",
     "plot_context_timeline": "ctxlab.plots",
     "plot_budget_bars": "ctxlab.plots",
+    "plot_window_parts": "ctxlab.plots",
+    "plot_run_cost": "ctxlab.plots",
 }
 
 
@@ -172,7 +174,9 @@ __all__ = [
     "model_safe",
     "plot_budget_bars",
     "plot_context_timeline",
+    "plot_run_cost",
     "plot_tokens_per_turn",
+    "plot_window_parts",
     "repair",
     "replay",
     "runner_batches",

@@ -288,3 +288,111 @@ def plot_budget_bars(
     ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     return fig
+
+
+# ------------------------------------------------------------------------- live runs
+
+#: Colours of the parts of a model call (:data:`ctxlab.runs.WINDOW_PARTS`), matched to the
+#: budget sections they correspond to.
+PART_COLORS: dict[str, str] = {
+    "instructions": SECTION_COLORS["instructions"],
+    "history": SECTION_COLORS["recent_turns"],
+    "tool_results": SECTION_COLORS["tool_outputs"],
+    "retrieved": SECTION_COLORS["retrieved_memory"],
+    "new_input": SECTION_COLORS["new_input"],
+}
+PART_LABELS: dict[str, str] = {
+    "instructions": "instructions + tool schemas",
+    "history": "conversation history",
+    "tool_results": "tool results",
+    "retrieved": "retrieved knowledge",
+    "new_input": "new user input",
+}
+
+
+def _check_records(records: Sequence[Any]) -> None:
+    if not isinstance(records, Sequence) or not records:
+        raise ValueError("records must be a non-empty list of TurnRecord "
+                         "(from ctxlab.runs.run_conversation)")
+
+
+def plot_window_parts(
+    records: Sequence[Any],
+    *,
+    title: str = "What fills the context window at each turn",
+    figsize: tuple[float, float] = (8.0, 3.8),
+) -> Figure:
+    """Stacked bars: the parts of each turn's first model call (what memory decided to send).
+
+    ``records`` come from :func:`ctxlab.runs.run_conversation`.
+    """
+    _check_records(records)
+    fig, ax = _new_figure(figsize)
+    turns = [r.turn for r in records]
+    parts = [r.first_call_parts for r in records]
+    bottoms = [0.0] * len(records)
+    for part, color in PART_COLORS.items():
+        heights = [float(p.get(part, 0)) for p in parts]
+        if not any(heights):
+            continue
+        ax.bar(turns, heights, bottom=bottoms, width=0.75, color=color, edgecolor="#FFFFFF",
+               linewidth=0.5, label=PART_LABELS[part])
+        bottoms = [b + h for b, h in zip(bottoms, heights, strict=True)]
+    ax.set_xlabel("user turn")
+    ax.set_ylabel("tokens in the first model call")
+    ax.set_title(title)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+    ax.legend(frameon=False, fontsize=8, loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
+def plot_run_cost(
+    records_by_label: Mapping[str, Sequence[Any]],
+    *,
+    model: str = "gpt-4.1-mini",
+    prices: Mapping[str, Any] | None = None,
+    title: str | None = None,
+    figsize: tuple[float, float] = (8.0, 3.6),
+) -> Figure:
+    """Billed input tokens per turn (left) and the cumulative cost in dollars (right).
+
+    ``records_by_label`` maps a label ("full history", "trim 3") to the records of one run.
+    Every model call of a turn is billed, the tool loop's included. Prices come from
+    :data:`ctxlab.costs.PRICES` unless ``prices`` is given.
+    """
+    from .costs import cost_usd
+
+    if not isinstance(records_by_label, Mapping) or not records_by_label:
+        raise ValueError("records_by_label must map a label to the records of one run")
+    fig, (ax_tokens, ax_cost) = _new_figure(figsize, ncols=2)
+    for n, (label, records) in enumerate(records_by_label.items()):
+        _check_records(records)
+        color = LINE_COLORS[n % len(LINE_COLORS)]
+        turns = [r.turn for r in records]
+        ax_tokens.plot(turns, [r.input_tokens for r in records], color=color, marker="o",
+                       markersize=3, linestyle=LINE_STYLES[n % len(LINE_STYLES)], label=label)
+        total, cumulative = 0.0, []
+        for record in records:
+            total += cost_usd(record.input_tokens, record.output_tokens, model, prices)
+            cumulative.append(total)
+        ax_cost.plot(turns, cumulative, color=color, linestyle=LINE_STYLES[n % len(LINE_STYLES)],
+                     label=f"{label}: ${total:.4f}")
+    ax_tokens.set_xlabel("user turn")
+    ax_tokens.set_ylabel("input tokens billed")
+    ax_tokens.set_ylim(bottom=0)
+    ax_tokens.set_title("tokens per turn")
+    ax_cost.set_xlabel("user turn")
+    ax_cost.set_ylabel("cumulative cost (USD)")
+    ax_cost.set_ylim(bottom=0)
+    ax_cost.set_title(f"cost at {model} prices")
+    for ax in (ax_tokens, ax_cost):
+        ax.grid(True, alpha=0.3)
+        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.legend(frameon=False, fontsize=8)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig

@@ -180,3 +180,47 @@ def test_budget_bars_reject_unknown_sections():
         plot_budget_bars({"a": {"summary": -3}})
     fig = plot_budget_bars({"no full history": {"summary": 3}})
     assert len(fig.axes[0].containers) == 1  # no outline without full_history
+
+
+def _records():
+    from agents import SQLiteSession, set_tracing_disabled
+
+    from ctxlab import make_support_agent
+    from ctxlab.offline import OfflineSupportModel
+    from ctxlab.runs import run_conversation
+
+    set_tracing_disabled(True)
+    return arun(run_conversation(
+        make_support_agent(OfflineSupportModel()),
+        ["my serial is SN-4Q7K-22981, is it under warranty?", "thanks, what next?"],
+        SQLiteSession("plots")))
+
+
+def test_window_parts_bars_stack_to_the_first_call():
+    from ctxlab.plots import PART_LABELS, plot_window_parts
+
+    records = _records()
+    fig = plot_window_parts(records)
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels[0] == PART_LABELS["instructions"] and PART_LABELS["new_input"] in labels
+    tops: dict[float, float] = {}
+    for patch in ax.patches:
+        x = round(patch.get_x() + patch.get_width() / 2)
+        tops[x] = max(tops.get(x, 0.0), patch.get_y() + patch.get_height())
+    assert tops == {r.turn: float(r.calls[0].sent_tokens) for r in records}
+    with pytest.raises(ValueError, match="non-empty list of TurnRecord"):
+        plot_window_parts([])
+
+
+def test_run_cost_lines_end_at_the_total():
+    from ctxlab.costs import cost_usd
+    from ctxlab.plots import plot_run_cost
+
+    records = _records()
+    fig = plot_run_cost({"full history": records}, model="gpt-4.1")
+    tokens_ax, cost_ax = fig.axes
+    assert list(tokens_ax.lines[0].get_ydata()) == [r.input_tokens for r in records]
+    total = sum(cost_usd(r.input_tokens, r.output_tokens, "gpt-4.1") for r in records)
+    assert cost_ax.lines[0].get_ydata()[-1] == pytest.approx(total)
+    assert f"${total:.4f}" in cost_ax.get_legend().get_texts()[0].get_text()

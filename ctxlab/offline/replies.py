@@ -202,7 +202,9 @@ def _ticket(data: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def _device(data: Mapping[str, Any]) -> tuple[str, str]:
-    parts = [f"{_subject(data)} is a {data['model']}"]
+    model = str(data["model"])
+    article = "an" if model[:1].lower() in "aeiou" else "a"
+    parts = [f"{_subject(data)} is {article} {model}"]
     if data.get("purchase_date"):
         parts.append(f"bought {data['purchase_date']}")
     parts.append(f"firmware {data['firmware']}")
