@@ -91,6 +91,7 @@ _LAZY = {
     "plot_budget_bars": "ctxlab.plots",
     "plot_window_parts": "ctxlab.plots",
     "plot_run_cost": "ctxlab.plots",
+    "plot_turn_distribution": "ctxlab.plots",
 }
 
 
@@ -176,6 +177,7 @@ __all__ = [
     "plot_context_timeline",
     "plot_run_cost",
     "plot_tokens_per_turn",
+    "plot_turn_distribution",
     "plot_window_parts",
     "repair",
     "replay",

@@ -201,3 +201,27 @@ def describe_backend(backend: Backend) -> str:
             f"Switch:  {backend.how_to_switch}",
         ]
     )
+
+
+def default_summarizer(backend: Backend, *, model: str | None = None) -> Any:
+    """The summarizer that goes with ``backend``.
+
+    Offline: :class:`~ctxlab.summarizers.ExtractiveSummarizer` (no model). OpenAI: an
+    :class:`~ctxlab.summarizers.LLMSummarizer` on the Responses API with ``model`` (default:
+    the backend's model). OpenAI-compatible: an ``LLMSummarizer`` over Chat Completions on
+    the same server. Constructing one makes no request.
+    """
+    from .summarizers import ExtractiveSummarizer, LLMSummarizer
+
+    if not isinstance(backend, Backend):
+        raise TypeError(f"default_summarizer expects a Backend, got {type(backend).__name__}")
+    if backend.name == "offline":
+        return ExtractiveSummarizer()
+    if backend.name == "openai":
+        from openai import AsyncOpenAI
+
+        return LLMSummarizer(AsyncOpenAI(), model=model or backend.model_name, api="responses")
+    client = getattr(backend.model, "_client", None)
+    if client is None:  # pragma: no cover - the SDK keeps its client in _client
+        raise BackendConfigError("cannot find the OpenAI-compatible client of this backend")
+    return LLMSummarizer(client, model=model or backend.model_name, api="chat")

@@ -234,10 +234,15 @@ def preview(text: str, width: int = 80) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def describe_items(items: Sequence[Mapping[str, Any]], width: int = 76) -> str:
-    """One line per item, ``index kind: text``, for printing a history compactly."""
+def describe_items(
+    items: Sequence[Mapping[str, Any]], width: int = 76, *, start: int = 0
+) -> str:
+    """One line per item, ``index kind: text``, for printing a history compactly.
+
+    ``start`` is the index of the first item (when ``items`` is a slice of a longer list).
+    """
     lines = []
-    for index, item in enumerate(items):
+    for index, item in enumerate(items, start=start):
         kind = item_kind(item) if isinstance(item, Mapping) else type(item).__name__
         text = item_text(item) if isinstance(item, Mapping) else repr(item)
         lines.append(f"{index:>3} {kind:<11} {preview(text, width)}")

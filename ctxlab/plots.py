@@ -396,3 +396,42 @@ def plot_run_cost(
         fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+# ------------------------------------------------------------------------- choosing a window
+
+
+def plot_turn_distribution(
+    counts: Sequence[int],
+    windows: Sequence[int],
+    coverage: Sequence[float],
+    *,
+    title: str = "How long are conversations, and what does a window keep?",
+    figsize: tuple[float, float] = (9.0, 3.6),
+) -> Figure:
+    """Left: a histogram of user turns per conversation. Right: the share of facts still
+    in view at the end of a conversation, for each ``max_turns`` (see
+    :func:`ctxlab.analysis.fact_coverage`)."""
+    _check_counts("counts", list(counts))
+    if len(windows) != len(coverage) or not windows:
+        raise ValueError("windows and coverage must be non-empty and of the same length")
+    fig, (left, right) = _new_figure(figsize, ncols=2)
+    bins = range(min(counts), max(counts) + 2)
+    left.hist(counts, bins=bins, color=LINE_COLORS[0], edgecolor="#FFFFFF", align="left")
+    left.set_xlabel("user turns per conversation")
+    left.set_ylabel("conversations")
+    left.set_title("conversation length")
+    right.plot(list(windows), [100 * c for c in coverage], color=LINE_COLORS[1], marker="o",
+               markersize=3)
+    right.axhline(90, color="#999999", linestyle=":", linewidth=1.2, label="90% of facts")
+    right.set_xlabel("max_turns")
+    right.set_ylabel("facts still in view at the end (%)")
+    right.set_ylim(0, 102)
+    right.set_title("what a trimming window keeps")
+    right.legend(frameon=False, fontsize=8, loc="lower right")
+    for ax in (left, right):
+        ax.grid(True, alpha=0.3)
+        ax.xaxis.get_major_locator().set_params(integer=True)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig

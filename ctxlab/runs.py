@@ -172,3 +172,29 @@ async def run_conversation(
         ]
         records.append(TurnRecord(number, message, str(result.final_output), calls, tool_calls))
     return records
+
+
+def recalled(records: Sequence[TurnRecord], probe: Any) -> bool:
+    """True when the reply at the probe's turn contains the expected value verbatim."""
+    if probe.turn > len(records):
+        raise ValueError(f"probe at turn {probe.turn}, but only {len(records)} turns were run")
+    return probe.expected in records[probe.turn - 1].reply
+
+
+def probe_table(records_by_label: Mapping[str, Sequence[TurnRecord]], probes: Sequence[Any]) -> str:
+    """A text table: one row per probe, one column per run (✓ recalled, ✗ not)."""
+    labels = list(records_by_label)
+    width = max(12, *(len(label) for label in labels))
+    header = f"{'turn':>4}  {'fact':<10}  " + "  ".join(f"{label:^{width}}" for label in labels)
+    lines = [header, "-" * len(header)]
+    for probe in probes:
+        marks = [
+            "✓ recalled" if recalled(records_by_label[label], probe) else "✗ forgot"
+            for label in labels
+        ]
+        lines.append(f"{probe.turn:>4}  {probe.fact:<10}  "
+                     + "  ".join(f"{mark:^{width}}" for mark in marks))
+    totals = [sum(recalled(records_by_label[label], p) for p in probes) for label in labels]
+    lines.append(f"{'':>4}  {'total':<10}  "
+                 + "  ".join(f"{f'{t}/{len(probes)}':^{width}}" for t in totals))
+    return "\n".join(lines)

@@ -348,3 +348,38 @@ def test_fifty_writers_with_a_slow_summarizer():
         assert folded == raw[: starts[last]]  # contiguous prefix, each item folded once
 
     arun(go())
+
+
+def test_testing_summarizers_fail_then_recover_and_delay():
+    from ctxlab.summarizers.testing import FailingSummarizer, SlowSummarizer
+
+    async def go():
+        flaky = FailingSummarizer(failures=1)
+        session = SummarizingSession(1, 1, flaky)
+        await feed(session, [user("q0"), assistant("a0"), user("q1")])
+        assert session.summary is None and "unavailable" in session.last_error
+        await session.add_items([assistant("a1")])
+        assert session.summary is not None and flaky.calls == 2
+        slow = SummarizingSession(1, 1, SlowSummarizer(delay=0.05), background=True)
+        await feed(slow, [user("q0"), assistant("a0"), user("q1")])
+        assert slow.summarizing
+        await slow.flush()
+        assert slow.summary is not None
+
+    arun(go())
+    with pytest.raises(ValueError, match="failures"):
+        FailingSummarizer(failures=-1)
+
+
+def test_default_summarizer_follows_the_backend(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # the OpenAI client reads it; no request
+    from ctxlab.backends import choose_backend, default_summarizer
+    from ctxlab.summarizers import ExtractiveSummarizer, LLMSummarizer
+
+    assert isinstance(default_summarizer(choose_backend({})), ExtractiveSummarizer)
+    openai = default_summarizer(choose_backend({"OPENAI_API_KEY": "sk-test"}))
+    assert isinstance(openai, LLMSummarizer) and openai.resolved_api() == "responses"
+    local = default_summarizer(choose_backend({"OPENAI_BASE_URL": "http://localhost:11434/v1",
+                                               "CTXLAB_MODEL": "llama3.2"}))
+    assert isinstance(local, LLMSummarizer) and local.resolved_api() == "chat"
+    assert local.model == "llama3.2"
