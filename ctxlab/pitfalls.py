@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .items import clone, is_user_message
@@ -88,3 +89,63 @@ class RecheckingSummarizer:
         for batch in self.applied_inputs:
             seen.extend(batch)
         return [item for item in sent if item not in seen]
+
+
+@dataclass(frozen=True)
+class RaceOutcome:
+    """What :func:`race_during_summary` found: items the rechecking pattern lost, items
+    ctxlab's SummarizingSession lost (none), and that session for inspection."""
+
+    lost_by_rechecking: list[dict[str, Any]]
+    lost_by_ctxlab: list[dict[str, Any]]
+    session: Any
+
+
+async def race_during_summary(
+    items: Sequence[dict[str, Any]],
+    *,
+    first: int,
+    keep: int = 1,
+    context_limit: int = 2,
+    delay: float = 0.05,
+) -> RaceOutcome:
+    """Add ``items[:first]`` (which starts a fold), then the rest one by one while the
+    summarizer is still working, first into :class:`RecheckingSummarizer`, then into a
+    background :class:`~ctxlab.sessions.SummarizingSession`; report what each lost.
+
+    "Lost" means: neither in the final view nor behind a summary that was applied.
+    """
+    from .sessions import SummarizingSession
+    from .summarizers.testing import SlowSummarizer
+
+    async def slow(prefix: list[dict[str, Any]]) -> str:
+        await asyncio.sleep(delay)
+        return f"summary of {len(prefix)} items"
+
+    racy = RecheckingSummarizer(slow, keep=keep, context_limit=context_limit)
+    pending = [asyncio.create_task(racy.add_items(list(items[:first])))]
+    await asyncio.sleep(delay / 5)
+    for item in items[first:]:
+        pending.append(asyncio.create_task(racy.add_items([item])))
+        await asyncio.sleep(0)
+    await asyncio.gather(*pending)
+
+    summarizer = SlowSummarizer(delay=delay)
+    recorded: list[list[dict[str, Any]]] = []
+    original = summarizer.summarize
+
+    async def recording(batch: list[dict[str, Any]], *, previous_summary: str | None = None):
+        recorded.append(batch[2:] if previous_summary else batch)
+        return await original(batch, previous_summary=previous_summary)
+
+    summarizer.summarize = recording  # type: ignore[method-assign]
+    session = SummarizingSession(keep, context_limit, summarizer, "race-demo", background=True)
+    await session.add_items(list(items[:first]))
+    await asyncio.sleep(delay / 5)
+    for item in items[first:]:
+        await session.add_items([item])
+    await session.flush()
+    view = await session.get_items()
+    folded = [it for batch in recorded for it in batch]
+    lost = [it for it in items if it not in view and it not in folded]
+    return RaceOutcome(racy.lost_items(items), lost, session)

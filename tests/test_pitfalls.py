@@ -75,3 +75,14 @@ def test_rechecking_after_the_await_loses_items_and_cas_does_not():
         return [it for it in first + late if it not in folded and it not in view]
 
     assert arun(ours()) == []
+
+
+def test_race_during_summary_reports_losses_for_the_pitfall_only():
+    from ctxlab import seed_router_flow
+    from ctxlab.pitfalls import race_during_summary
+
+    items = seed_router_flow().items
+    outcome = arun(race_during_summary(items, first=5))
+    assert outcome.lost_by_rechecking and all(i in items for i in outcome.lost_by_rechecking)
+    assert outcome.lost_by_ctxlab == []
+    assert arun(outcome.session.raw_items()) == items
