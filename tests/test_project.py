@@ -1,0 +1,87 @@
+"""The set-up a user meets first: the two commands, Binder, CI, committed notebooks,
+and benchmarks that still run."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def pins(path: Path) -> dict[str, str]:
+    found = {}
+    for line in path.read_text().splitlines():
+        line = line.split("#")[0].strip()
+        match = re.match(r"([A-Za-z0-9_.-]+)==([^;\s]+)\s*(;.*)?$", line)
+        if match and (not match.group(3) or ">=" in match.group(3)):
+            found[match.group(1).lower()] = match.group(2)
+    return found
+
+
+def test_binder_pins_match_the_course_and_install_ctxlab():
+    root, binder = pins(ROOT / "requirements.txt"), pins(ROOT / "binder" / "requirements.txt")
+    assert binder, "binder/requirements.txt pins nothing"
+    for name, version in binder.items():
+        assert root.get(name) == version, f"{name}: binder {version}, root {root.get(name)}"
+    lines = [ln.strip() for ln in (ROOT / "binder" / "requirements.txt").read_text().splitlines()
+             if ln.strip() and not ln.startswith("#")]
+    assert lines[-1] == "-e ."
+    assert re.fullmatch(r"python-3\.1\d\n?", (ROOT / "binder" / "runtime.txt").read_text())
+
+
+def test_readme_documents_the_two_commands_and_ci_runs_the_test_one():
+    readme = (ROOT / "README.md").read_text()
+    assert "./run lab" in readme and "./run test" in readme
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert re.search(r"^python3 \./run test$", ci, re.M)
+    assert "OPENAI_BASE_URL" in readme and "binder" in readme.lower()
+
+
+def test_requirements_end_with_the_editable_package():
+    lines = [ln.strip() for ln in (ROOT / "requirements.txt").read_text().splitlines()
+             if ln.strip() and not ln.startswith("#")]
+    assert lines[-1] == "-e ."
+    assert "nest_asyncio" not in (ROOT / "requirements.txt").read_text().split("#")[0]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebooks_are_committed_executed_and_complete(path):
+    nb = json.loads(path.read_text())
+    assert "widgets" not in nb.get("metadata", {}), "strip metadata.widgets"
+    code = [c for c in nb["cells"] if c["cell_type"] == "code" and "".join(c["source"]).strip()]
+    counts = [c["execution_count"] for c in code]
+    assert None not in counts, "every code cell must be executed"
+    assert counts == sorted(counts) and counts[0] == 1, "execute top to bottom"
+    for cell in code:
+        for out in cell.get("outputs", []):
+            assert out["output_type"] != "error", f"stored error output in {path.name}"
+    text = "\n".join("".join(c["source"]) for c in nb["cells"])
+    assert "In this lesson you will" in text or "you will" in text, "goals up front"
+    assert "## Exercise" in text and "from ctxlab.exercises import check_" in text
+    assert "## Try it with a real model" in text
+    assert "nest_asyncio.apply" not in text
+
+
+def run_script(*args: str) -> str:
+    done = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_trimming_benchmark_runs_and_reports_the_target():
+    out = run_script("benchmarks/bench_trimming.py", "--sizes", "100", "--turns", "3")
+    assert "TrimmingSession" in out and "SQLiteSession" in out and "target at 100" in out
+
+
+def test_summarizing_benchmark_runs_and_reports_the_target():
+    out = run_script("benchmarks/bench_summarizing.py", "--turns", "8", "--delay", "0.01",
+                     "--model-ms", "0")
+    assert "blocking" in out and "background" in out and "target background p95" in out
