@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from .schema import (
     CALL_OUTPUT_TYPES,
@@ -43,19 +43,7 @@ ItemKind = Literal[
 ]
 
 #: Every value :func:`item_kind` can return, in display order.
-ITEM_KINDS: tuple[str, ...] = (
-    "user",
-    "assistant",
-    "system",
-    "developer",
-    "tool_call",
-    "tool_output",
-    "reasoning",
-    "hosted_tool",
-    "compaction",
-    "reference",
-    "other",
-)
+ITEM_KINDS: tuple[str, ...] = get_args(ItemKind)
 
 #: Output types that carry no ``call_id``: ``local_shell_call_output`` names its call in ``id``.
 _OUTPUT_ID_KEY = {"local_shell_call_output": "id"}

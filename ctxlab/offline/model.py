@@ -193,20 +193,9 @@ class OfflineSupportModel(Model):
         prompt: ResponsePromptParam | None,
     ) -> ModelResponse:
         """Answer one request (see the class docstring for what the answer can be)."""
-        _check_output_schema(output_schema)
-        with generation_span(
-            model=self.model_name,
-            model_config=model_settings.to_json_dict(),
-            disabled=tracing.is_disabled(),
-        ) as span:
-            result = self.respond(
-                system_instructions,
-                cast(Any, input),
-                tools,
-                allow_tools=_tools_allowed(model_settings),
-            )
-            response = self._response(result)
-            _record_span(span, tracing, input, result)
+        result, response = self._answer(
+            system_instructions, input, model_settings, tools, output_schema, tracing
+        )
         return ModelResponse(
             output=list(response.output),
             usage=_usage(result),
@@ -233,6 +222,22 @@ class OfflineSupportModel(Model):
         calls as function-call items with their arguments; the last event is a
         ``response.completed`` carrying the whole response and its usage.
         """
+        _, response = self._answer(
+            system_instructions, input, model_settings, tools, output_schema, tracing
+        )
+        for event in stream_events(response, self.words_per_delta):
+            yield event
+
+    def _answer(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: AgentOutputSchemaBase | None,
+        tracing: ModelTracing,
+    ) -> tuple[OfflineResult, Response]:
+        """Compute the answer inside a generation span (shared by both entry points)."""
         _check_output_schema(output_schema)
         with generation_span(
             model=self.model_name,
@@ -247,8 +252,7 @@ class OfflineSupportModel(Model):
             )
             response = self._response(result)
             _record_span(span, tracing, input, result)
-            for event in stream_events(response, self.words_per_delta):
-                yield event
+        return result, response
 
     # -- building SDK objects -------------------------------------------------------
     def _response(self, result: OfflineResult) -> Response:
