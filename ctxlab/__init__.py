@@ -5,6 +5,14 @@ The public names below are stable across releases; modules behind them may move.
 
 from .agent import SUPPORT_INSTRUCTIONS, SUPPORT_TOOLS, make_support_agent
 from .backends import Backend, BackendConfigError, choose_backend, describe_backend
+from .compaction import ToolOutputCompactor, compact_tool_output
+from .context import (
+    AssembledContext,
+    ContextBudgetWarning,
+    ContextManager,
+    RetrievedBlock,
+    compose_filters,
+)
 from .corpora import (
     Conversation,
     Fact,
@@ -30,6 +38,16 @@ from .items import (
     shape_problem,
 )
 from .ledger import STATE_COLORS, STATES, Ledger, LedgerEntry
+from .memory import (
+    DenseIndex,
+    FTS5Index,
+    LLMStateExtractor,
+    Recall,
+    RuleBasedStateExtractor,
+    StateMemory,
+    StatePatch,
+    SupportState,
+)
 from .offline import FACT_KINDS, Found, OfflineSupportModel, find_facts, latest_fact
 from .replay import Snapshot, replay, runner_batches
 from .sessions import (
@@ -117,30 +135,43 @@ __all__ = [
     "SUMMARY_SHADOW_PROMPT",
     "SUPPORT_INSTRUCTIONS",
     "SUPPORT_TOOLS",
+    "AssembledContext",
     "Backend",
     "BackendConfigError",
     "BudgetBar",
+    "ContextBudgetWarning",
+    "ContextManager",
     "Conversation",
+    "DenseIndex",
     "ExtractiveSummarizer",
+    "FTS5Index",
     "Fact",
     "Found",
     "InvalidSequenceError",
+    "LLMStateExtractor",
     "LLMSummarizer",
     "Ledger",
     "LedgerEntry",
     "MemorySession",
     "OfflineSupportModel",
     "Problem",
+    "Recall",
     "ReplayView",
+    "RetrievedBlock",
+    "RuleBasedStateExtractor",
     "Segmentation",
     "SessionView",
     "Snapshot",
+    "StateMemory",
+    "StatePatch",
     "Summarizer",
     "SummarizingSession",
     "SummaryRecord",
     "SummaryResult",
+    "SupportState",
     "TokenBudgetWarning",
     "TokenCounter",
+    "ToolOutputCompactor",
     "TrimmingSession",
     "Turn",
     "__version__",
@@ -148,6 +179,8 @@ __all__ = [
     "budget_sections",
     "chat_to_responses",
     "choose_backend",
+    "compact_tool_output",
+    "compose_filters",
     "content_text",
     "count_item_tokens",
     "count_items_tokens",

@@ -141,9 +141,21 @@ def _parse_ranks(data: bytes) -> dict[bytes, int]:
     return ranks
 
 
-@cache
 def get_token_counter(encoding: str = DEFAULT_ENCODING) -> TokenCounter:
-    """The best available counter for ``encoding`` (cached; thread-safe)."""
+    """The best available counter for ``encoding`` (built once per encoding; thread-safe)."""
+    return _build_counter(encoding)
+
+
+def _clear_counter_cache() -> None:
+    _build_counter.cache_clear()
+
+
+# Tests (and users switching packages at run time) can forget the built counters.
+get_token_counter.cache_clear = _clear_counter_cache  # type: ignore[attr-defined]
+
+
+@cache
+def _build_counter(encoding: str) -> TokenCounter:
     if encoding not in _RANK_URLS:
         raise ValueError(f"unknown encoding {encoding!r}; expected one of {sorted(_RANK_URLS)}")
     with _lock:

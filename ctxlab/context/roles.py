@@ -1,0 +1,117 @@
+"""Role-aware trimming: an older turn keeps its user input, loses bulk elsewhere.
+
+What a user said is the intent the conversation serves, so it is kept word for word. What
+the assistant said can be shortened (its first sentences carry most of it), tool outputs
+become structured previews (:func:`ctxlab.compaction.compact_tool_output`: key fields and
+identifiers), and reasoning items go (the API would reject an assistant message whose
+reasoning item was removed while it still carries its ``id``, so model-emitted items that
+followed a removed reasoning item lose their ``id`` too).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+from ..compaction import COMPACTED_MARK, compact_tool_output, tool_names
+from ..items import content_text, is_output, item_text, item_type
+from .counting import RequestCounter
+
+#: What a shortened assistant reply ends with.
+SHORTENED_MARK = " … [shortened]"
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+@lru_cache(maxsize=2048)
+def _preview(text: str, tool: str) -> str:
+    return compact_tool_output(text, tool=tool)
+
+
+def shorten_text(text: str, max_tokens: int, counter: RequestCounter) -> str:
+    """``text`` cut at a sentence (or word) boundary so that it fits ``max_tokens``."""
+    if counter.text(text) <= max_tokens:
+        return text
+    key = (text, max_tokens)
+    cached = counter.memo.get(key)
+    if cached is None:
+        cached = _shorten(text, max_tokens, counter)
+        counter.remember(key, cached)
+    return cached
+
+
+def _shorten(text: str, max_tokens: int, counter: RequestCounter) -> str:
+    budget = max(1, max_tokens - counter.text(SHORTENED_MARK))
+    kept = ""
+    for sentence in _SENTENCE_END.split(text):
+        candidate = f"{kept} {sentence}".strip() if kept else sentence
+        if counter.text(candidate) > budget:
+            break
+        kept = candidate
+    if not kept:  # the first sentence alone is too long: cut by words
+        words = text.split()
+        lo, hi = 0, len(words)
+        while lo < hi:  # the most words that fit
+            mid = (lo + hi + 1) // 2
+            if counter.text(" ".join(words[:mid])) <= budget:
+                lo = mid
+            else:
+                hi = mid - 1
+        kept = " ".join(words[:lo])
+    return kept + SHORTENED_MARK
+
+
+def shorten_assistant(
+    item: Mapping[str, Any], max_tokens: int, counter: RequestCounter
+) -> dict[str, Any]:
+    """An assistant message whose text fits ``max_tokens`` (a new item without ``id``)."""
+    text = content_text(item.get("content"))
+    short = shorten_text(text, max_tokens, counter)
+    if short == text:
+        return dict(item)
+    return {
+        "type": "message",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": short, "annotations": []}],
+    }
+
+
+def shrink_turn(
+    turn: Sequence[Mapping[str, Any]],
+    counter: RequestCounter,
+    *,
+    assistant_max_tokens: int = 60,
+    names: Mapping[str, str] | None = None,
+) -> list[Mapping[str, Any]]:
+    """One older turn, role-aware: user messages kept, assistant replies shortened, tool
+    outputs as previews, reasoning removed. The result is a valid sequence if ``turn`` is."""
+    names = dict(names or tool_names(turn))
+    out: list[Mapping[str, Any]] = []
+    drop_id = False
+    for item in turn:
+        kind = item_type(item)
+        if kind == "reasoning":
+            drop_id = True
+            continue
+        if kind == "message" and item.get("role") == "assistant":
+            new = shorten_assistant(item, assistant_max_tokens, counter)
+            if drop_id:
+                new.pop("id", None)
+            out.append(new)
+        elif is_output(item) and kind in ("function_call_output", "custom_tool_call_output"):
+            text = item_text(item)
+            if text.startswith(COMPACTED_MARK) or counter.text(text) <= assistant_max_tokens:
+                out.append(item)
+                continue
+            preview = _preview(text, names.get(str(item.get("call_id")), "tool"))
+            out.append({**item, "output": preview} if len(preview) < len(text) else item)
+        elif drop_id and "id" in item and kind != "message":
+            out.append({k: v for k, v in item.items() if k != "id"})
+        else:
+            out.append(item)
+        if kind != "reasoning":
+            drop_id = False if kind == "message" or is_output(item) else drop_id
+    return out

@@ -1,0 +1,69 @@
+"""Memory beyond the window: structured state, and recall of evicted turns.
+
+* :class:`StateMemory` keeps a typed :class:`SupportState` (user profile, issue, milestones,
+  next action, superseded values) up to date turn by turn, with the offline
+  :class:`RuleBasedStateExtractor` or an :class:`LLMStateExtractor`, and shows it to the
+  model as one compact developer message.
+* :class:`Recall` indexes the turns a session evicted (:class:`FTS5Index`, BM25 scores mapped
+  to 0..1; or :class:`DenseIndex` with the ``ctxlab[embeddings]`` extra) and brings back the
+  whole turns that match a new input, or lets the agent search them with a tool.
+
+Both are sources for :class:`ctxlab.context.ContextManager` (``state=`` and ``retriever=``).
+"""
+
+from .dense import DenseIndex, DenseUnavailableError, load_minilm
+from .documents import evicted_turns, render_turn, turn_docs
+from .extract import RuleBasedStateExtractor
+from .fts import STOPWORDS, Doc, FTS5Index, FTS5UnavailableError, check_fts5, query_terms
+from .llm_extract import STATE_PROMPT, LLMStateExtractor, StateUpdate, strict_schema
+from .recall import Recall, RecalledTurn, RecallHit, SnippetIndex
+from .render import render_state, state_message
+from .state import (
+    LIST_FIELDS,
+    SCALAR_FIELDS,
+    Change,
+    IssueInfo,
+    Milestone,
+    StatePatch,
+    Superseded,
+    SupportState,
+    UserProfile,
+)
+from .state_memory import StateExtractor, StateMemory
+
+__all__ = [
+    "LIST_FIELDS",
+    "SCALAR_FIELDS",
+    "STATE_PROMPT",
+    "STOPWORDS",
+    "Change",
+    "DenseIndex",
+    "DenseUnavailableError",
+    "Doc",
+    "FTS5Index",
+    "FTS5UnavailableError",
+    "IssueInfo",
+    "LLMStateExtractor",
+    "Milestone",
+    "Recall",
+    "RecallHit",
+    "RecalledTurn",
+    "RuleBasedStateExtractor",
+    "SnippetIndex",
+    "StateExtractor",
+    "StateMemory",
+    "StatePatch",
+    "StateUpdate",
+    "Superseded",
+    "SupportState",
+    "UserProfile",
+    "check_fts5",
+    "evicted_turns",
+    "load_minilm",
+    "query_terms",
+    "render_state",
+    "render_turn",
+    "state_message",
+    "strict_schema",
+    "turn_docs",
+]

@@ -1,0 +1,283 @@
+"""The offline, rule-based state extractor: one turn in, one :class:`StatePatch` out.
+
+It reuses the course's shared definitions instead of new patterns where they exist:
+
+* :func:`ctxlab.offline.facts.find_facts` for ticket, serial, firmware, error code, email,
+  order, RMA and reservation values (the latest one said in conversation wins over one
+  only seen in tool traffic);
+* :func:`ctxlab.identifiers.find_identifiers` for names, phone numbers and account ids
+  (snake_case ids such as ``mia_li_3668``) in user messages;
+* :func:`ctxlab.offline.playbook.match_symptoms` for the issue category;
+* top-level JSON fields of tool outputs (``model``, ``status`` next to an id, ``membership``,
+  a ``name`` object, a ``reservations`` list) and the arguments of tool calls (``user_id``,
+  ``reservation_id``, ...).
+
+An account id in a user message sets ``user.user_id`` when "user id" (or "account",
+"customer", "member") comes just before it; otherwise it only fills an empty field, and
+payment ids (``certificate_...``, ``credit_card_...``) never do.
+
+Milestones are tool results (``check_warranty SN-1: status covered | rma RMA-2``), actions
+the user reports ("Factory reset done.") and commitments the agent makes ("I've opened
+ticket TCK-1"). The next action is the agent's last open question, or the first step it
+asked the user to try; a reply that asks for nothing clears it.
+
+Rules are deliberately modest and readable; :class:`~ctxlab.memory.LLMStateExtractor` does
+the same job with a model when one is configured.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..compaction import KEY_FIELD, tool_names
+from ..identifiers import find_identifiers
+from ..items import is_call, is_output, item_kind, item_text, item_type
+from ..offline.facts import find_facts, latest_fact
+from ..offline.playbook import match_symptoms
+from .state import StatePatch, SupportState
+
+Item = Mapping[str, Any]
+
+#: find_facts kinds that set one scalar field.
+FACT_FIELDS: dict[str, str] = {
+    "ticket": "issue.ticket_id",
+    "serial": "issue.serial",
+    "firmware": "issue.firmware",
+    "email": "user.email",
+    "order": "issue.order_id",
+    "rma": "issue.rma",
+}
+
+#: Tool-call argument keys whose value fills a field (``get_user_details({"user_id": ...})``).
+ARGUMENT_FIELDS: dict[str, str] = {
+    "user_id": "user.user_id",
+    "ticket_id": "issue.ticket_id",
+    "order_id": "issue.order_id",
+    "serial": "issue.serial",
+}
+
+_MEMBER = re.compile(
+    r"\b(premium|gold|silver|platinum|bronze|vip|regular|basic|business)\s+"
+    r"(?:member|membership|customer|tier|level|plan|account)\b",
+    re.IGNORECASE,
+)
+_DEVICE = re.compile(
+    r"\b(MacBook(?: Pro| Air)?(?: \d{2}(?:-inch)?)?|iMac|iPhone(?: \d{1,2}(?: Pro)?)?|"
+    r"iPad(?: Pro| Air| mini)?|ThinkPad [A-Z]\d+\w*|Surface (?:Pro|Laptop|Go)(?: \d+)?|"
+    r"Pixel \d+\w*|Galaxy S\d+\w*|(?:HP )?EliteBook \d+\w*(?: G\d+)?|Dell XPS \d+|Chromebook)\b"
+)
+_NEW_ISSUE = re.compile(
+    r"\b(?:another|a new|a different|a second|one more|separate)\s+(?:issue|problem|question)\b",
+    re.IGNORECASE,
+)
+_USER_ACTION = re.compile(
+    r"\b(?:did|done|tried|restarted|rebooted|reset|updated|upgraded|installed|reinstalled|"
+    r"replaced|cleared|unplugged|plugged|charged|backed up)\b",
+    re.IGNORECASE,
+)
+_AGENT_COMMIT = re.compile(
+    r"\bI(?:'ve| have)\s+(?:opened|created|asked|escalated|raised|added|sent|scheduled|booked|"
+    r"issued|filed|cancelled|canceled|changed|updated|refunded)\b[^.!?\n]*",
+    re.IGNORECASE,
+)
+_OWNER_CUE = re.compile(r"\b(?:registered to|account holder is)\s+$", re.IGNORECASE)
+_ACCOUNT_CUE = re.compile(
+    r"\b(?:user|account|customer|member)(?:[ _-]?(?:id|name|number))?\b[^.?!]{0,12}$",
+    re.IGNORECASE,
+)
+_PAYMENT_ID = re.compile(r"(?:certificate|credit_card|gift_card|paypal|debit_card)_")
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+_STEP = re.compile(r"^\s*1[.)]\s+(.+)$", re.MULTILINE)
+_NAME_KEYS = ("registered_owner", "customer_name", "full_name")
+_MEMBER_KEYS = ("membership", "member_level", "membership_level", "tier")
+_STATUS_OWNER_KEYS = ("ticket_id", "order_id", "reservation_id", "case_id")
+_MAX_MILESTONE = 110
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _clip(text: str, limit: int = _MAX_MILESTONE) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
+
+
+class RuleBasedStateExtractor:
+    """Offline extractor: facts, identifiers, tool JSON and a few phrases (see the module)."""
+
+    name = "rules"
+
+    def __repr__(self) -> str:
+        return "RuleBasedStateExtractor()"
+
+    async def extract(
+        self, items: Sequence[Item], *, state: SupportState | None = None, turn: int | None = None
+    ) -> StatePatch:
+        """The async form every extractor offers (see :meth:`extract_turn`)."""
+        return self.extract_turn(items, state=state, turn=turn)
+
+    def extract_turn(
+        self, items: Sequence[Item], *, state: SupportState | None = None, turn: int | None = None
+    ) -> StatePatch:
+        """What the items of one turn add to ``state`` (which is not changed)."""
+        if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
+            raise ValueError(f"extract_turn expects a list of items, got {type(items).__name__}")
+        state = state or SupportState()
+        patch = StatePatch()
+        self._facts(items, patch)
+        self._user_messages(items, state, patch)
+        self._tools(items, patch)
+        self._agent(items, patch)
+        return patch
+
+    # -- the rules -------------------------------------------------------------------
+    @staticmethod
+    def _set(patch: StatePatch, path: str, value: str, origin: str) -> None:
+        patch.values[path] = value
+        patch.origins[path] = origin  # type: ignore[assignment]
+
+    @classmethod
+    def _fill(cls, patch: StatePatch, path: str, value: str) -> None:
+        """Set ``path`` from tool traffic unless this turn's conversation already did."""
+        if path not in patch.values:
+            cls._set(patch, path, value, "tool")
+
+    def _facts(self, items: Sequence[Item], patch: StatePatch) -> None:
+        facts = find_facts(list(items))
+        for kind, path in FACT_FIELDS.items():
+            fact = latest_fact(facts[kind])
+            if fact is not None:
+                self._set(patch, path, fact.value, "message" if fact.in_message else "tool")
+        errors = [f.value for f in facts["error_code"] if f.source == "user"]
+        if errors:
+            patch.add["issue.error_codes"] = list(dict.fromkeys(errors))
+        reservations = [f.value for f in facts["reservation"]]
+        if reservations:
+            patch.add["issue.reservation_ids"] = list(dict.fromkeys(reservations))
+
+    def _user_messages(self, items: Sequence[Item], state: SupportState, patch: StatePatch) -> None:
+        texts = [item_text(it) for it in items if item_kind(it) == "user"]
+        for text in texts:
+            for ident in find_identifiers(text, kinds=("name", "phone", "account_id")):
+                if ident.kind == "account_id":
+                    cued = _ACCOUNT_CUE.search(text[max(0, ident.start - 30) : ident.start])
+                    if not cued and (state.user.user_id or _PAYMENT_ID.match(ident.value)):
+                        continue  # an id without "user id" before it only fills a gap
+                path = {"name": "user.name", "phone": "user.phone", "account_id": "user.user_id"}
+                self._set(patch, path[ident.kind], ident.value, "message")
+            member = _MEMBER.search(text)
+            if member:
+                self._set(patch, "user.member_level", member.group(1).lower(), "message")
+            device = _DEVICE.search(text)
+            if device:
+                self._set(patch, "issue.device_model", device.group(1), "message")
+            symptoms = match_symptoms(text)
+            if symptoms and (state.issue.category is None or _NEW_ISSUE.search(text)):
+                self._set(patch, "issue.category", symptoms[0].title, "message")
+            for sentence in _sentences(text):
+                if (
+                    _USER_ACTION.search(sentence)
+                    and not sentence.endswith("?")
+                    and len(sentence.split()) >= 2
+                ):
+                    patch.milestones.append(_clip(f"user: {sentence}"))
+
+    def _tools(self, items: Sequence[Item], patch: StatePatch) -> None:
+        names = tool_names(items)
+        calls: dict[str, dict[str, Any]] = {}
+        for item in items:
+            if is_call(item) and item_type(item) == "function_call":
+                args = _json(str(item.get("arguments") or ""))
+                args = args if isinstance(args, dict) else {}
+                calls[str(item.get("call_id"))] = args
+                for key, path in ARGUMENT_FIELDS.items():
+                    if isinstance(args.get(key), str) and args[key].strip():
+                        self._fill(patch, path, args[key])
+                if isinstance(args.get("reservation_id"), str):
+                    patch.add.setdefault("issue.reservation_ids", [])
+                    if args["reservation_id"] not in patch.add["issue.reservation_ids"]:
+                        patch.add["issue.reservation_ids"].append(args["reservation_id"])
+            elif is_output(item):
+                call_id = str(item.get("call_id"))
+                data = _json(item_text(item))
+                if isinstance(data, dict):
+                    self._tool_json(data, patch)
+                patch.milestones.append(
+                    _tool_milestone(names.get(call_id, "tool"), calls.get(call_id, {}), data)
+                )
+
+    def _tool_json(self, data: dict[str, Any], patch: StatePatch) -> None:
+        if isinstance(data.get("model"), str) and ("serial" in data or "device" in data):
+            self._fill(patch, "issue.device_model", data["model"])
+        if isinstance(data.get("status"), str) and any(k in data for k in _STATUS_OWNER_KEYS):
+            self._fill(patch, "issue.status", data["status"])
+        for key in _MEMBER_KEYS:
+            if isinstance(data.get(key), str):
+                self._fill(patch, "user.member_level", data[key])
+        name = data.get("name")
+        if isinstance(name, dict) and isinstance(name.get("first_name"), str):
+            full = f"{name['first_name']} {name.get('last_name') or ''}".strip()
+            self._fill(patch, "user.name", full)
+        for key in _NAME_KEYS:
+            if isinstance(data.get(key), str):
+                self._fill(patch, "user.name", data[key])
+        found = [data.get("reservation_id")]
+        if isinstance(data.get("reservations"), list):
+            found += data["reservations"]
+        for code in found:
+            if isinstance(code, str) and code.strip():
+                patch.add.setdefault("issue.reservation_ids", [])
+                if code not in patch.add["issue.reservation_ids"]:
+                    patch.add["issue.reservation_ids"].append(code)
+
+    def _agent(self, items: Sequence[Item], patch: StatePatch) -> None:
+        replies = [item_text(it) for it in items if item_kind(it) == "assistant"]
+        for text in replies:
+            for match in _AGENT_COMMIT.finditer(text):
+                patch.milestones.append(_clip(f"agent: {match.group(0)}"))
+            for ident in find_identifiers(text, kinds=("name",)):
+                if _OWNER_CUE.search(text[max(0, ident.start - 24) : ident.start]):
+                    self._fill(patch, "user.name", ident.value)
+        if not replies:
+            return
+        last = replies[-1]
+        questions = [s for s in _sentences(last) if s.endswith("?")]
+        step = _STEP.search(last)
+        if questions:
+            patch.next_action = _clip(f"Waiting for the user to answer: {questions[-1]}", 160)
+        elif step:
+            patch.next_action = _clip(f"User to try: {step.group(1)}", 160)
+        else:
+            patch.next_action = ""  # the agent asked for nothing: no action is pending
+
+
+def _tool_milestone(name: str, args: Mapping[str, Any], data: Any) -> str:
+    """``check_warranty SN-1: status covered | rma RMA-2`` (key fields of the output)."""
+    subject = " ".join(str(v) for v in args.values() if isinstance(v, (str, int)))[:40]
+    fields: list[str] = []
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if (
+                isinstance(value, (str, int, float))
+                and not isinstance(value, bool)
+                and KEY_FIELD.search(str(key))
+                and str(value) not in subject
+            ):
+                fields.append(f"{key} {value}")
+            if len(fields) == 3:
+                break
+    elif isinstance(data, list):
+        fields.append(f"{len(data)} results")
+    head = f"{name} {subject}".strip()
+    return _clip(f"{head}: {', '.join(fields)}" if fields else f"{head}: done")

@@ -1,0 +1,261 @@
+"""FTS5Index: full-text search over conversation snippets with SQLite FTS5 (BM25).
+
+Standard library only (``sqlite3``), nothing to download, fast: an index of 10,000 turns
+answers in a few milliseconds. :func:`check_fts5` says clearly when the Python build's SQLite
+lacks FTS5.
+
+Scores from 0 to 1
+------------------
+FTS5's ``bm25()`` is unbounded, so a fixed threshold means nothing across queries. Each raw
+score is divided by the score a *perfect ordinary match* would get: a snippet of average
+length that contains every query term once. With BM25 (k1 = 1.2, b = 0.75, as FTS5), a term
+that occurs once in a snippet of average length contributes exactly its IDF, so that
+reference score is the sum of the query terms' IDFs::
+
+    score = min(1, bm25 / sum(idf(t) for t in query terms))
+    idf(t) = max(1e-6, ln((N - n(t) + 0.5) / (n(t) + 0.5)))      # FTS5's own formula
+
+where N is the number of snippets and n(t) how many contain t. So 1.0 means "every query
+term, at ordinary density", and 0.5 (the default threshold of :class:`~ctxlab.memory.Recall`)
+means the snippet matches terms carrying half of the query's information; rare terms such as
+a ticket id weigh far more than common ones. Query terms are the distinct words of the
+query minus a short stop-word list, and only those that occur somewhere in the index: a
+word no snippet contains ("give" in "what serial did I give you?") can be matched by none,
+so it would only lower every score alike. A query none of whose words is indexed finds
+nothing. Scores can exceed the reference when a snippet repeats terms or is short; they are
+capped at 1.
+
+Tokens are lower-cased letters and digits (``unicode61`` with diacritics removed), so
+``TCK-48213`` is the two terms ``tck`` and ``48213``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+import threading
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+_STOPWORD_TEXT = """
+a about after again all also am an and any are as at be been before but by can could did do
+does doing for from had has have having he her here him his how i if in into is it its just
+me my myself no nor not now of on once only or our out over please so some than that the
+their them then there these they this those to too up us very was we were what when where
+which while who why will with would you your yours
+"""
+#: Words too common to search on (their IDF is tiny anyway; dropping them keeps queries fast).
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+#: BM25 parameters FTS5 uses (fixed in its ``bm25()`` function).
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+#: The tokenizer FTS5 uses for the index (and that :func:`tokenize` mirrors).
+TOKENIZER = "unicode61 remove_diacritics 2"
+
+
+class FTS5UnavailableError(RuntimeError):
+    """This Python's SQLite was built without the FTS5 extension."""
+
+
+def check_fts5() -> None:
+    """Raise :class:`FTS5UnavailableError` with a clear message if FTS5 is missing."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.execute("CREATE VIRTUAL TABLE probe USING fts5(text)")
+    except sqlite3.OperationalError as exc:
+        raise FTS5UnavailableError(
+            f"SQLite {sqlite3.sqlite_version} in this Python has no FTS5 ({exc}). Use a Python "
+            "whose sqlite3 includes FTS5 (the python.org and most Linux builds do), or the "
+            "dense backend: Recall(index=DenseIndex()) with the ctxlab[embeddings] extra."
+        ) from exc
+    finally:
+        conn.close()
+
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased letter/digit runs with diacritics removed (like ``unicode61``)."""
+    folded = text.casefold()
+    if not folded.isascii():
+        decomposed = unicodedata.normalize("NFKD", folded)
+        folded = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+    return _WORD.findall(folded)
+
+
+def query_terms(query: str, *, limit: int = 32) -> list[str]:
+    """The distinct search terms of ``query``, stop words removed, at most ``limit``."""
+    terms = [t for t in dict.fromkeys(tokenize(query)) if t not in STOPWORDS]
+    return terms[:limit]
+
+
+@dataclass(frozen=True)
+class Doc:
+    """One indexed snippet: a unique ``key``, the ``turn`` it belongs to, its ``text``."""
+
+    key: str
+    turn: int
+    text: str
+
+
+class FTS5Index:
+    """A BM25 full-text index of :class:`Doc` s (see the module docstring for scores).
+
+    Args:
+        path: the SQLite database (``":memory:"`` by default; a file path persists it).
+    """
+
+    backend = "fts5"
+
+    def __init__(self, path: str = ":memory:"):
+        check_fts5()
+        self.path = path
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(path, check_same_thread=False)
+        self._conn.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS snippets USING "
+            f"fts5(text, key UNINDEXED, turn UNINDEXED, tokenize='{TOKENIZER}')"
+        )
+        self._df: Counter[str] = Counter()
+        self._terms: dict[str, set[str]] = {}
+        for key, text in self._conn.execute("SELECT key, text FROM snippets"):
+            self._count(key, text)
+
+    def __repr__(self) -> str:
+        return f"FTS5Index(path={self.path!r}, docs={len(self)})"
+
+    def __len__(self) -> int:
+        return len(self._terms)
+
+    def _count(self, key: str, text: str) -> None:
+        terms = set(tokenize(text))
+        self._terms[key] = terms
+        self._df.update(terms)
+
+    def add(self, docs: Iterable[Doc]) -> int:
+        """Index ``docs`` (a key already present is replaced); returns how many."""
+        docs = list(docs)
+        for n, doc in enumerate(docs):
+            if not isinstance(doc, Doc):
+                raise ValueError(f"doc {n} must be a Doc, got {type(doc).__name__}")
+        with self._lock:
+            self._remove([d.key for d in docs if d.key in self._terms])
+            self._conn.executemany(
+                "INSERT INTO snippets(text, key, turn) VALUES (?, ?, ?)",
+                [(d.text, d.key, d.turn) for d in docs],
+            )
+            self._commit()
+            for d in docs:
+                self._count(d.key, d.text)
+        return len(docs)
+
+    def remove(self, keys: Iterable[str]) -> int:
+        """Remove the docs with these keys; returns how many were indexed."""
+        with self._lock:
+            return self._remove([k for k in keys if k in self._terms])
+
+    def _remove(self, keys: Sequence[str]) -> int:
+        if not keys:
+            return 0
+        self._conn.executemany("DELETE FROM snippets WHERE key = ?", [(k,) for k in keys])
+        self._commit()
+        for key in keys:
+            self._df.subtract(self._terms.pop(key))
+        self._df += Counter()  # drop zero counts
+        return len(keys)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._conn.execute("DELETE FROM snippets")
+            self._commit()
+            self._df.clear()
+            self._terms.clear()
+
+    def _commit(self) -> None:
+        # An in-memory index lives and dies with this connection: committing every change
+        # would only cost time. A file index commits each change, so it survives a crash.
+        if self.path != ":memory:":
+            self._conn.commit()
+
+    def idf(self, term: str) -> float:
+        """FTS5's IDF of a term in this index."""
+        n_docs, hits = len(self._terms), self._df.get(term, 0)
+        return max(1e-6, math.log((n_docs - hits + 0.5) / (hits + 0.5)))
+
+    def essential_terms(self, terms: Sequence[str], min_score: float) -> list[str]:
+        """The terms a snippet must contain at least one of to reach ``min_score``.
+
+        One term adds at most ``(k1 + 1) * idf`` to a BM25 score, so the commonest terms
+        whose bounds together stay below ``min_score * reference`` cannot lift a snippet
+        over the threshold on their own (MaxScore pruning; results are unchanged).
+        """
+        reference = sum(self.idf(t) for t in terms)
+        budget = min_score * reference
+        spent = 0.0
+        skip: set[str] = set()
+        for term in sorted(terms, key=self.idf):
+            bound = (BM25_K1 + 1) * self.idf(term)
+            if spent + bound >= budget:
+                break
+            spent += bound
+            skip.add(term)
+        return [t for t in terms if t not in skip]
+
+    def search(self, query: str, k: int = 5, min_score: float = 0.0) -> list[tuple[Doc, float]]:
+        """The ``k`` best docs for ``query`` with scores in 0..1, best first.
+
+        With ``min_score`` > 0 only docs that can reach it are ranked (faster for queries
+        made of common words); the docs returned at or above ``min_score`` are the same.
+        """
+        if not isinstance(query, str):
+            raise ValueError(f"query must be a str, got {type(query).__name__}")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError(f"k must be an integer >= 1, got {k!r}")
+        terms = [t for t in query_terms(query) if self._df.get(t)]
+        if not terms:
+            return []
+        reference = sum(self.idf(t) for t in terms)
+        expression = " OR ".join(f'"{t}"' for t in terms)
+        sql = (
+            "SELECT rowid, -bm25(snippets) FROM snippets WHERE snippets MATCH ? "
+            "{extra}ORDER BY bm25(snippets) LIMIT ?"
+        )
+        params: tuple[object, ...] = (expression, k)
+        essential = self.essential_terms(terms, min_score) if min_score > 0 else terms
+        if len(essential) < len(terms):
+            # "+rowid" keeps the planner scanning the full-text match and only filtering by
+            # the candidate set, so bm25 is computed for candidates only.
+            sql = sql.format(
+                extra="AND +rowid IN (SELECT rowid FROM snippets WHERE snippets MATCH ?) "
+            )
+            params = (expression, " OR ".join(f'"{t}"' for t in essential), k)
+        else:
+            sql = sql.format(extra="")
+        with self._lock:
+            ranked = self._conn.execute(sql, params).fetchall()
+            if not ranked:
+                return []
+            rows = {
+                rowid: (key, turn, text)
+                for rowid, key, turn, text in self._conn.execute(
+                    "SELECT rowid, key, turn, text FROM snippets WHERE rowid IN "
+                    f"({','.join('?' * len(ranked))})",
+                    [rowid for rowid, _ in ranked],
+                )
+            }
+        out = []
+        for rowid, raw in ranked:
+            key, turn, text = rows[rowid]
+            out.append((Doc(key, int(turn), text), min(1.0, max(0.0, raw / reference))))
+        return out
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.commit()
+            self._conn.close()

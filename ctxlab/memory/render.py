@@ -1,0 +1,126 @@
+"""Render a :class:`~ctxlab.memory.state.SupportState` as one compact developer message.
+
+The text is short labelled lines, only for fields that hold a value, so an early state costs
+a few dozen tokens and a full one stays within a few hundred::
+
+    Conversation state (kept by the memory system; latest values win; as of turn 12)
+    user: name Dana Whitfield | email dana.whitfield@example.com
+    issue: category overheating | serial SN-4Q7K-22981 | ticket TCK-48213 | ...
+    milestones: t2 lookup_device SN-4Q7K-22981: model Aurora 14 (2023) | t7 ...
+    next action: Waiting for the user to answer: Which firmware version ...?
+    superseded: issue.firmware v1.0.3 (t5) -> v1.0.4 (t9)
+
+Milestones and superseded values are capped (the newest are shown) so the message cannot
+grow without bound; ``max_tokens`` is a hard cap on top (lines are dropped from the end of
+those lists first, then the text is cut).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..context.sources import developer_message
+from ..tokens import DEFAULT_ENCODING, get_token_counter
+from .state import SupportState
+
+STATE_HEADER = "Conversation state (kept by the memory system; latest values win"
+
+_USER = (
+    ("name", "name"),
+    ("email", "email"),
+    ("phone", "phone"),
+    ("member_level", "member level"),
+    ("user_id", "user id"),
+)
+_ISSUE = (
+    ("category", "category"),
+    ("device_model", "device"),
+    ("serial", "serial"),
+    ("order_id", "order"),
+    ("ticket_id", "ticket"),
+    ("status", "status"),
+    ("rma", "RMA"),
+    ("reservation_ids", "reservations"),
+    ("firmware", "firmware"),
+    ("error_codes", "errors"),
+)
+
+
+def _fields(section: Any, names: tuple[tuple[str, str], ...]) -> str:
+    parts = []
+    for attr, label in names:
+        value = getattr(section, attr)
+        if isinstance(value, list):
+            value = ", ".join(value)
+        if value:
+            parts.append(f"{label} {value}")
+    return " | ".join(parts)
+
+
+def _t(turn: int | None) -> str:
+    return f"t{turn}" if turn is not None else "t?"
+
+
+def render_state(
+    state: SupportState,
+    *,
+    max_milestones: int = 6,
+    max_superseded: int = 4,
+    max_tokens: int = 400,
+) -> str:
+    """The state as compact text ("" while it is empty); at most ``max_tokens`` tokens."""
+    for name, value in (
+        ("max_milestones", max_milestones),
+        ("max_superseded", max_superseded),
+        ("max_tokens", max_tokens),
+    ):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+    if state.is_empty():
+        return ""
+    as_of = f"; as of turn {state.turn})" if state.turn else ")"
+    head = [STATE_HEADER + as_of]
+    user = _fields(state.user, _USER)
+    issue = _fields(state.issue, _ISSUE)
+    if user:
+        head.append(f"user: {user}")
+    if issue:
+        head.append(f"issue: {issue}")
+    if state.next_action:
+        head.append(f"next action: {state.next_action}")
+    milestones = state.milestones[-max_milestones:] if max_milestones else []
+    superseded = state.history[-max_superseded:] if max_superseded else []
+    counter = get_token_counter(DEFAULT_ENCODING)
+
+    def build(ms: list[Any], ss: list[Any]) -> str:
+        lines = list(head)
+        if ms:
+            lines.append("milestones: " + " | ".join(f"{_t(m.turn)} {m.text}" for m in ms))
+        if ss:
+            lines.append(
+                "superseded: "
+                + " | ".join(
+                    f"{s.field} {s.value} ({_t(s.turn)}) -> {s.replaced_by} ({_t(s.replaced_at)})"
+                    for s in ss
+                )
+            )
+        return "\n".join(lines)
+
+    text = build(milestones, superseded)
+    while counter.count(text) > max_tokens and (milestones or superseded):
+        if len(milestones) >= len(superseded):
+            milestones = milestones[1:]
+        else:
+            superseded = superseded[1:]
+        text = build(milestones, superseded)
+    if counter.count(text) > max_tokens:  # only the fixed lines are left: cut by characters
+        while text and counter.count(text + " …") > max_tokens:
+            text = text[: int(len(text) * 0.9)]
+        text += " …"
+    return text
+
+
+def state_message(state: SupportState, **options: Any) -> dict[str, Any] | None:
+    """The rendered state as one developer message, or None while the state is empty."""
+    text = render_state(state, **options)
+    return developer_message(text) if text else None

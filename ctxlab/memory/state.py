@@ -1,0 +1,273 @@
+"""Structured state memory: what a support conversation has established, as typed fields.
+
+Instead of asking the model to re-read a transcript, keep the few facts it needs in a small
+typed record that code can read (``state.issue.order_id``) and the model can be shown as one
+compact message:
+
+* :class:`UserProfile`: name, email, phone, member level, account id;
+* :class:`IssueInfo`: category, device model, serial, order id, ticket id, RMA,
+  reservation ids, error codes, firmware, status;
+* ``milestones``: what happened, in order, with the turn it happened in;
+* ``next_action``: what should happen next;
+* ``history``: every value that was replaced, with the turn it came from and the turn that
+  replaced it (the latest value wins, the old one is not forgotten).
+
+Extractors (:mod:`ctxlab.memory.extract`, :mod:`ctxlab.memory.llm_extract`) produce a
+:class:`StatePatch` per turn; :meth:`SupportState.apply` merges it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+#: Where a value came from: said in conversation, or read from a tool call or output.
+Origin = Literal["message", "tool"]
+
+#: The scalar fields a patch may set, as ``"section.field"`` paths.
+SCALAR_FIELDS: tuple[str, ...] = (
+    "user.name",
+    "user.email",
+    "user.phone",
+    "user.member_level",
+    "user.user_id",
+    "issue.category",
+    "issue.device_model",
+    "issue.serial",
+    "issue.order_id",
+    "issue.ticket_id",
+    "issue.rma",
+    "issue.firmware",
+    "issue.status",
+)
+
+#: The list fields a patch may add to (values are kept once, in order of first mention).
+LIST_FIELDS: tuple[str, ...] = ("issue.error_codes", "issue.reservation_ids")
+
+
+class UserProfile(BaseModel):
+    """Who the user is."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    name: str | None = None
+    email: str | None = None
+    phone: str | None = None
+    member_level: str | None = None
+    user_id: str | None = None
+
+
+class IssueInfo(BaseModel):
+    """What the conversation is about."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    category: str | None = None
+    device_model: str | None = None
+    serial: str | None = None
+    order_id: str | None = None
+    ticket_id: str | None = None
+    rma: str | None = None
+    reservation_ids: list[str] = Field(default_factory=list)
+    error_codes: list[str] = Field(default_factory=list)
+    firmware: str | None = None
+    status: str | None = None
+
+
+class Milestone(BaseModel):
+    """Something that happened, and the turn it happened in (None when unknown)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    turn: int | None = None
+    text: str
+
+
+class Superseded(BaseModel):
+    """A value that a newer one replaced."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    field: str
+    value: str
+    turn: int | None = None
+    replaced_by: str
+    replaced_at: int | None = None
+
+
+class StatePatch(BaseModel):
+    """What one turn adds to the state (what an extractor returns).
+
+    ``values`` sets scalar fields (``{"issue.serial": "SN-1"}``); ``origins`` says for each
+    of them whether it was said in conversation or came from a tool (default: message);
+    ``add`` appends to list fields; ``milestones`` are appended; ``next_action`` replaces
+    the pending action (None: unchanged; ``""``: nothing is pending any more).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    values: dict[str, str] = Field(default_factory=dict)
+    origins: dict[str, Origin] = Field(default_factory=dict)
+    add: dict[str, list[str]] = Field(default_factory=dict)
+    milestones: list[str] = Field(default_factory=list)
+    next_action: str | None = None
+
+    def is_empty(self) -> bool:
+        return not (self.values or self.add or self.milestones or self.next_action is not None)
+
+
+class Change(BaseModel):
+    """One field that an :meth:`SupportState.apply` call changed."""
+
+    model_config = ConfigDict(frozen=True)
+
+    field: str
+    old: Any = None
+    new: Any = None
+
+
+class SupportState(BaseModel):
+    """The structured state of one support conversation.
+
+    ``sources`` records, for every scalar field that holds a value, the turn that value
+    came from and whether it was said in conversation or read from a tool; ``turn`` is the
+    last turn applied.
+    """
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    user: UserProfile = Field(default_factory=UserProfile)
+    issue: IssueInfo = Field(default_factory=IssueInfo)
+    milestones: list[Milestone] = Field(default_factory=list)
+    next_action: str | None = None
+    history: list[Superseded] = Field(default_factory=list)
+    sources: dict[str, tuple[int | None, Origin]] = Field(default_factory=dict)
+    turn: int = 0
+
+    # -- reading ---------------------------------------------------------------------
+    def get(self, path: str) -> Any:
+        """The value at ``"section.field"`` (for example ``"issue.serial"``)."""
+        section, name = _split(path)
+        return getattr(getattr(self, section), name)
+
+    def is_empty(self) -> bool:
+        """True when nothing has been recorded yet."""
+        filled = any(self.get(p) for p in (*SCALAR_FIELDS, *LIST_FIELDS))
+        return not (filled or self.milestones or self.next_action)
+
+    def turn_of(self, path: str) -> int | None:
+        """The turn the current value of a scalar field came from (None if unknown/unset)."""
+        source = self.sources.get(_check_path(path, SCALAR_FIELDS))
+        return source[0] if source else None
+
+    # -- writing ---------------------------------------------------------------------
+    def apply(self, patch: StatePatch, turn: int | None = None) -> list[Change]:
+        """Merge ``patch`` (from turn ``turn``) into the state; return what changed.
+
+        Scalar fields: the latest value wins and the value it replaces goes to
+        :attr:`history` with its turn. One exception: a value read from a tool never
+        replaces a *user profile* value the conversation stated (a device record's owner
+        email is not the email the user asked us to use); it only fills an empty one.
+        List fields keep every distinct value in order; milestones are kept once each.
+        """
+        if not isinstance(patch, StatePatch):
+            raise ValueError(f"apply expects a StatePatch, got {type(patch).__name__}")
+        if turn is not None and (isinstance(turn, bool) or not isinstance(turn, int) or turn < 0):
+            raise ValueError(f"turn must be None or an integer >= 0, got {turn!r}")
+        changes: list[Change] = []
+        for path, value in patch.values.items():
+            _check_path(path, SCALAR_FIELDS)
+            value = value.strip() if isinstance(value, str) else value
+            if not value:
+                continue
+            origin = patch.origins.get(path, "message")
+            old = self.get(path)
+            if old == value:
+                if origin == "message":
+                    self.sources[path] = (self.sources.get(path, (turn, origin))[0], "message")
+                continue
+            previous = self.sources.get(path)
+            if (
+                old is not None
+                and path.startswith("user.")
+                and origin == "tool"
+                and previous is not None
+                and previous[1] == "message"
+            ):
+                continue
+            if old is not None:
+                self.history.append(
+                    Superseded(
+                        field=path,
+                        value=str(old),
+                        turn=previous[0] if previous else None,
+                        replaced_by=value,
+                        replaced_at=turn,
+                    )
+                )
+            section, name = _split(path)
+            setattr(getattr(self, section), name, value)
+            self.sources[path] = (turn, origin)
+            changes.append(Change(field=path, old=old, new=value))
+        for path, values in patch.add.items():
+            _check_path(path, LIST_FIELDS)
+            current = list(self.get(path))
+            added = [v.strip() for v in values if v and v.strip() and v.strip() not in current]
+            added = list(dict.fromkeys(added))
+            if added:
+                section, name = _split(path)
+                setattr(getattr(self, section), name, current + added)
+                changes.append(Change(field=path, old=current, new=current + added))
+        known = {m.text for m in self.milestones}
+        for text in patch.milestones:
+            text = " ".join(text.split())
+            if text and text not in known:
+                known.add(text)
+                self.milestones.append(Milestone(turn=turn, text=text))
+                changes.append(Change(field="milestones", new=text))
+        if patch.next_action is not None:
+            action = patch.next_action.strip() or None
+            if action != self.next_action:
+                changes.append(Change(field="next_action", old=self.next_action, new=action))
+                self.next_action = action
+        if turn is not None:
+            self.turn = max(self.turn, turn)
+        return changes
+
+    def clone(self) -> SupportState:
+        """An independent copy, cheap even with a long history (milestones and superseded
+        values are immutable, so their lists are copied, not their entries)."""
+        return SupportState.model_construct(
+            user=self.user.model_copy(),
+            issue=self.issue.model_copy(deep=True),
+            milestones=list(self.milestones),
+            next_action=self.next_action,
+            history=list(self.history),
+            sources=dict(self.sources),
+            turn=self.turn,
+        )
+
+    # -- showing ---------------------------------------------------------------------
+    def render(self, **options: Any) -> str:
+        """The state as compact text (see :func:`ctxlab.memory.render.render_state`)."""
+        from .render import render_state
+
+        return render_state(self, **options)
+
+    def as_message(self, **options: Any) -> dict[str, Any] | None:
+        """The state as one developer message for the model (None while it is empty)."""
+        from .render import state_message
+
+        return state_message(self, **options)
+
+
+def _split(path: str) -> tuple[str, str]:
+    section, _, name = path.partition(".")
+    return section, name
+
+
+def _check_path(path: str, allowed: tuple[str, ...]) -> str:
+    if path not in allowed:
+        raise ValueError(f"unknown state field {path!r}; expected one of: {', '.join(allowed)}")
+    return path

@@ -1,0 +1,252 @@
+"""StateMemory: keep a :class:`SupportState` up to date, turn by turn.
+
+Feed it however the conversation reaches you:
+
+* :meth:`StateMemory.update`: the items of one turn;
+* :meth:`StateMemory.feed`: any run of items (batches as the Runner stores them, or a
+  whole conversation); they are grouped by turn before extraction;
+* :meth:`StateMemory.sync`: the items a session stored since the last sync (call it
+  after each ``Runner.run``; a bound memory does it itself before every model call);
+* :meth:`StateMemory.update_from_ledger` / :meth:`update_from_snapshots`: a ledger or a
+  replay's snapshots (no session needed).
+
+As a state source for :class:`~ctxlab.context.ContextManager` (``state=memory``) it syncs
+with its session and returns the state as one developer message. An extractor that fails
+(a model error, an invalid reply) loses nothing there: the error is logged, kept in
+:attr:`StateMemory.last_error`, and the same items are tried again at the next sync.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from ..items import is_user_message
+from ..ledger import LedgerEntry
+from .extract import RuleBasedStateExtractor
+from .render import render_state, state_message
+from .state import Change, StatePatch, SupportState
+from .versions import session_version
+
+logger = logging.getLogger("ctxlab.memory")
+
+Item = Mapping[str, Any]
+
+
+@runtime_checkable
+class StateExtractor(Protocol):
+    """Anything that turns one turn's items into a :class:`StatePatch`."""
+
+    async def extract(
+        self, items: Sequence[Item], *, state: SupportState | None = None, turn: int | None = None
+    ) -> StatePatch: ...
+
+
+class StateMemory:
+    """A structured state, the extractor that maintains it, and where it reads from.
+
+    Args:
+        extractor: a :class:`StateExtractor` (default: the offline
+            :class:`~ctxlab.memory.RuleBasedStateExtractor`; use
+            :class:`~ctxlab.memory.LLMStateExtractor` with a real model).
+        session: a session to :meth:`sync` from when none is passed (and when the memory is
+            used as a state source).
+        render_options: passed to :func:`~ctxlab.memory.render.render_state`
+            (``max_milestones``, ``max_superseded``, ``max_tokens``).
+    """
+
+    def __init__(
+        self,
+        extractor: StateExtractor | None = None,
+        *,
+        session: Any = None,
+        render_options: Mapping[str, Any] | None = None,
+    ):
+        if extractor is not None and not callable(getattr(extractor, "extract", None)):
+            raise ValueError(
+                f"extractor must have an async extract(items, ...) method: {extractor!r}"
+            )
+        self.extractor = extractor or RuleBasedStateExtractor()
+        self.session = session
+        self.render_options = dict(render_options or {})
+        render_state(SupportState(), **self.render_options)  # validate the options now
+        self.state = SupportState()
+        self.changes: list[tuple[int | None, Change]] = []
+        self.last_error: str | None = None
+        self._synced = 0  # items of the bound session already read
+        self._turn = 0  # real user messages seen so far
+        self._version: object | None = None  # the session's version at the last sync
+        self._source: Any = None  # the session last synced from
+
+    def __repr__(self) -> str:
+        return f"StateMemory(extractor={self.extractor!r}, turn={self.state.turn})"
+
+    # -- feeding -----------------------------------------------------------------------
+    async def update(self, items: Sequence[Item], *, turn: int | None = None) -> list[Change]:
+        """Extract from the items of one turn (numbered ``turn``, default: the next one)."""
+        items = _check_items(items)
+        if turn is None:
+            turn = self._turn + 1 if any(is_user_message(it) for it in items) else self._turn
+        patch = await self.extractor.extract(items, state=self.snapshot(), turn=turn)
+        changes = self.state.apply(patch, turn)
+        self._turn = max(self._turn, turn)
+        self.changes.extend((turn, c) for c in changes)
+        return changes
+
+    async def feed(self, items: Sequence[Item]) -> list[Change]:
+        """Extract from a run of items that continues what was fed before, turn by turn.
+
+        A turn may arrive in pieces (the Runner stores the user message, then each tool
+        round, then the reply): each piece is extracted with its turn's number.
+        """
+        items = _check_items(items)
+        changes: list[Change] = []
+        for turn, chunk in self._chunks(items):
+            changes += await self.update(chunk, turn=turn)
+        return changes
+
+    def _chunks(self, items: Sequence[Item]) -> list[tuple[int, list[Item]]]:
+        chunks: list[tuple[int, list[Item]]] = []
+        turn = self._turn
+        current: list[Item] = []
+        for item in items:
+            if is_user_message(item):
+                if current:
+                    chunks.append((turn, current))
+                turn += 1
+                current = []
+            current.append(item)
+        if current:
+            chunks.append((turn, current))
+        return chunks
+
+    async def sync(self, session: Any = None) -> list[Change]:
+        """Extract from the items ``session`` (default: the bound one) stored since the
+        last sync. Reads ``raw_items()`` when the session has it (ctxlab sessions: the
+        untrimmed log), otherwise ``get_items()``. If the extractor fails, nothing is
+        marked as read, so the next sync tries the same items again."""
+        session = session if session is not None else self.session
+        if session is None:
+            raise ValueError("sync needs a session: pass one or create StateMemory(session=...)")
+        version = session_version(session)
+        if version is not None and version == self._version and session is self._source:
+            return []  # nothing stored since the last sync
+        reader = getattr(session, "raw_items", None) or session.get_items
+        stored = list(await reader())
+        if len(stored) < self._synced:  # the session was cleared or popped: start over
+            self.reset()
+        new = stored[self._synced :]
+        if not new:
+            self._version, self._source = version, session
+            return []
+        turn, state = self._turn, self.state.clone()
+        log = list(self.changes)
+        try:
+            changes = await self.feed(new)
+        except Exception as exc:  # keep the old state; retry these items next time
+            self._turn, self.state, self.changes = turn, state, log
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            logger.warning("state extraction failed (will retry): %s", self.last_error)
+            return []
+        self._synced = len(stored)
+        self._version, self._source = version, session
+        self.last_error = None
+        return changes
+
+    async def update_from_ledger(self, ledger: Iterable[LedgerEntry]) -> list[Change]:
+        """Extract from the stored items a :class:`~ctxlab.ledger.Ledger` describes (each
+        entry's text and kind; synthetic entries are skipped), turn by turn."""
+        items: list[Item] = []
+        waiting: deque[str] = deque()  # call ids of rebuilt calls still without an output
+        for n, entry in enumerate(ledger):
+            if not isinstance(entry, LedgerEntry):
+                raise ValueError(f"ledger entry {n} is {type(entry).__name__}, not a LedgerEntry")
+            if entry.index is None:
+                continue
+            item = _entry_item(entry, waiting)
+            if item is not None:
+                items.append(item)
+        return await self.feed(items)
+
+    async def update_from_snapshots(self, snapshots: Sequence[Any]) -> list[Change]:
+        """Extract from a replay (:func:`ctxlab.replay`): the last snapshot's ledger lists
+        every stored item; its new input, if any, comes last."""
+        if not snapshots:
+            return []
+        last = snapshots[-1]
+        changes = await self.update_from_ledger(last.ledger)
+        if getattr(last, "new_input", None):
+            changes += await self.feed(list(last.new_input))
+        return changes
+
+    def snapshot(self, *, milestones: int = 10) -> SupportState:
+        """A copy of the state for an extractor to read: profile, issue, next action and
+        the last ``milestones`` milestones (cheap however long the conversation is)."""
+        state = self.state
+        return SupportState(
+            user=state.user.model_copy(),
+            issue=state.issue.model_copy(deep=True),
+            milestones=list(state.milestones[-milestones:]) if milestones else [],
+            next_action=state.next_action,
+            turn=state.turn,
+        )
+
+    def reset(self) -> None:
+        """Forget the state and start reading from the beginning."""
+        self.state = SupportState()
+        self.changes = []
+        self.last_error = None
+        self._synced = 0
+        self._turn = 0
+        self._version = self._source = None
+
+    # -- showing -----------------------------------------------------------------------
+    def render(self) -> str:
+        """The state as compact text ("" while empty)."""
+        return render_state(self.state, **self.render_options)
+
+    def message(self) -> dict[str, Any] | None:
+        """The state as one developer message (None while empty)."""
+        return state_message(self.state, **self.render_options)
+
+    async def __call__(self) -> dict[str, Any] | None:
+        """State source for :class:`~ctxlab.context.ContextManager`: sync, then the message."""
+        if self.session is not None:
+            await self.sync()
+        return self.message()
+
+
+def _check_items(items: Any) -> list[Item]:
+    if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
+        raise ValueError(f"expected a list of items, got {type(items).__name__}")
+    for n, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            raise ValueError(
+                f"item {n} must be a dict (a Responses item), got {type(item).__name__}"
+            )
+    return list(items)
+
+
+_CALL_TEXT = re.compile(r"^([\w.-]+)\((.*)\)$", re.DOTALL)
+
+
+def _entry_item(entry: LedgerEntry, waiting: deque[str]) -> dict[str, Any] | None:
+    """An item rebuilt from a ledger entry's kind and text (enough for extraction).
+
+    Calls get made-up ids; an output is paired with the oldest call still waiting.
+    """
+    if entry.kind in ("user", "assistant", "developer", "system"):
+        return {"role": entry.kind, "content": entry.text}
+    if entry.kind == "tool_call":
+        match = _CALL_TEXT.match(entry.text)
+        name, args = (match.group(1), match.group(2)) if match else ("tool", "")
+        call_id = f"ledger_{entry.index}"
+        waiting.append(call_id)
+        return {"type": "function_call", "call_id": call_id, "name": name, "arguments": args}
+    if entry.kind == "tool_output":
+        call_id = waiting.popleft() if waiting else f"ledger_{entry.index}"
+        return {"type": "function_call_output", "call_id": call_id, "output": entry.text}
+    return None
