@@ -57,3 +57,47 @@ def recommend_max_turns(
         if share >= target:
             return window
     return largest
+
+
+@dataclass(frozen=True)
+class EstimateError:
+    """How far ``ceil(chars / 4)`` lands from exact o200k_base counts over some texts."""
+
+    texts: int
+    exact_tokens: int
+    estimated_tokens: int
+    median_error: float  # relative error per text, signed (estimate - exact) / exact
+    p95_abs_error: float
+    worst: tuple[str, int, int]  # (text preview, exact, estimate) with the largest error
+
+    @property
+    def total_error(self) -> float:
+        return (self.estimated_tokens - self.exact_tokens) / self.exact_tokens
+
+
+def estimate_error(texts: Iterable[str]) -> EstimateError:
+    """Compare the "chars / 4" rule of thumb with exact token counts, text by text."""
+    import math
+
+    from .items import preview
+    from .tokens import get_token_counter
+
+    counter = get_token_counter()
+    rows = []
+    for text in texts:
+        exact = counter.count(text)
+        if exact:
+            rows.append((text, exact, math.ceil(len(text) / 4)))
+    if not rows:
+        raise ValueError("no non-empty texts to compare")
+    errors = sorted((est - exact) / exact for _, exact, est in rows)
+    absolute = sorted(abs(e) for e in errors)
+    worst = max(rows, key=lambda r: abs(r[2] - r[1]) / r[1])
+    return EstimateError(
+        texts=len(rows),
+        exact_tokens=sum(r[1] for r in rows),
+        estimated_tokens=sum(r[2] for r in rows),
+        median_error=statistics.median(errors),
+        p95_abs_error=absolute[min(len(absolute) - 1, round(0.95 * (len(absolute) - 1)))],
+        worst=(preview(worst[0], 60), worst[1], worst[2]),
+    )

@@ -367,3 +367,60 @@ def tool_names(items: Sequence[Mapping[str, Any]]) -> dict[str, str]:
             if isinstance(call_id, str):
                 names[call_id] = str(item.get("name") or item_type(item))
     return names
+
+
+@dataclass(frozen=True)
+class CompactionComparison:
+    """One way of shrinking old tool outputs, measured on a conversation."""
+
+    name: str
+    tokens_before: int
+    tokens_after: int
+    identifiers: int  # identifier-like values (not dates) in the original tool outputs
+    identifiers_kept: int  # of those, how many the shrunk view still contains verbatim
+
+
+def compare_with_sdk_trimmer(
+    items: Sequence[Mapping[str, Any]],
+    *,
+    recent_turns: int = 1,
+    instructions: str | None = None,
+) -> list[CompactionComparison]:
+    """Shrink ``items`` with :class:`ToolOutputCompactor` and with the Agents SDK's
+    ``ToolOutputTrimmer`` (both as model-input filters, keeping ``recent_turns`` turns
+    verbatim) and measure tokens and surviving identifiers for each.
+
+    Dates and times are left out of the identifier count: the compactor reports long runs of
+    event-log timestamps as a count and a range, on purpose.
+    """
+    from agents.extensions import ToolOutputTrimmer
+    from agents.run_config import CallModelData, ModelInputData
+
+    counter = get_token_counter()
+    originals = [item_text(it) for it in items if item_type(it) in _OUTPUT_TYPES]
+    wanted = {
+        ident.value
+        for text in originals
+        for ident in find_identifiers(text)
+        if ident.kind in STRICT_KINDS and ident.kind not in _DATE_KINDS
+    }
+    data = CallModelData(
+        model_data=ModelInputData(input=[dict(it) for it in items], instructions=instructions),
+        agent=None,  # type: ignore[arg-type]
+        context=None,
+    )
+    results = []
+    for name, shrink in (
+        ("ctxlab ToolOutputCompactor", ToolOutputCompactor(keep_recent_turns=recent_turns)),
+        ("SDK ToolOutputTrimmer", ToolOutputTrimmer(recent_turns=recent_turns)),
+    ):
+        shrunk = shrink(data).input
+        outputs = "\n".join(item_text(it) for it in shrunk if item_type(it) in _OUTPUT_TYPES)
+        results.append(CompactionComparison(
+            name,
+            counter.count_items(items),
+            counter.count_items(shrunk),
+            len(wanted),
+            sum(1 for v in wanted if v in outputs),
+        ))
+    return results

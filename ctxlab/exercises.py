@@ -167,3 +167,62 @@ async def check_summarizing_setup(keep_last_n_turns: int | None,
                                   f"60% of the full history's {full_tokens:,}; fold sooner")
     return CheckResult(True, f"all 5 probes answered with {used:,} input tokens "
                              f"(full history: {full_tokens:,})")
+
+
+# ---------------------------------------------------------------------------- lesson 04
+
+async def check_budget_setup(manager: Any) -> CheckResult:
+    """Lesson 04: a ContextManager with ``max_tokens <= 2500`` under which the agent, over
+    the full-history chat, still answers all five recall probes."""
+    from .context import ContextManager
+
+    if manager is None:
+        return _pending("`my_manager`")
+    if not isinstance(manager, ContextManager):
+        return CheckResult(False, f"expected a ContextManager, got {type(manager).__name__}")
+    if manager.max_tokens > 2500:
+        return CheckResult(False, f"max_tokens={manager.max_tokens}: the budget is 2,500 tokens")
+    messages, probes = support_chat_script()
+    agent = make_support_agent(OfflineSupportModel())
+    config = manager.run_config(tracing_disabled=True)
+    records = await run_conversation(agent, messages, SQLiteSession("exercise-04"),
+                                     run_config=config)
+    missed = [p.fact for p in probes if p.expected not in records[p.turn - 1].reply]
+    if missed:
+        return CheckResult(False, f"within {manager.max_tokens:,} tokens the agent forgot: "
+                                  f"{', '.join(missed)}; what takes the room in older turns?")
+    largest = max(c.input_tokens or 0 for r in records for c in r.calls[1:] or r.calls)
+    return CheckResult(True, f"all 5 probes answered with at most {manager.max_tokens:,} tokens "
+                             f"per call (largest later call: {largest:,})")
+
+
+# ---------------------------------------------------------------------------- lesson 05
+
+async def check_memory_setup(make_session: Any, make_manager: Any) -> CheckResult:
+    """Lesson 05: ``make_session()`` and ``make_manager(session)`` build a memory setup that
+    answers all five probes with at most 45% of the full history's input tokens."""
+    if make_session is None or make_manager is None:
+        return _pending("`make_session` and `make_manager`")
+    if not callable(make_session) or not callable(make_manager):
+        return CheckResult(False, "both answers must be functions (for example lambdas)")
+    messages, probes = support_chat_script()
+    agent = make_support_agent(OfflineSupportModel())
+    try:
+        session = make_session()
+        manager = make_manager(session)
+    except Exception as exc:
+        return CheckResult(False, f"building the setup failed: {type(exc).__name__}: {exc}")
+    config = manager.run_config(tracing_disabled=True) if manager is not None else _QUIET
+    records = await run_conversation(agent, messages, session, run_config=config)
+    full = await run_conversation(agent, messages, SQLiteSession("exercise-05-full"),
+                                  run_config=_QUIET)
+    used = sum(r.input_tokens for r in records)
+    full_tokens = sum(r.input_tokens for r in full)
+    missed = [p.fact for p in probes if p.expected not in records[p.turn - 1].reply]
+    if missed:
+        return CheckResult(False, f"the agent could not recall: {', '.join(missed)}")
+    if used > full_tokens * 0.45:
+        return CheckResult(False, f"all probes answered, but with {used / full_tokens:.0%} of "
+                                  "the full history's tokens; the target is 45%")
+    return CheckResult(True, f"all 5 probes answered with {used:,} input tokens, "
+                             f"{used / full_tokens:.0%} of the full history's {full_tokens:,}")

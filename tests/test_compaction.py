@@ -167,3 +167,15 @@ def test_as_a_filter_under_the_runner_it_removes_the_lookup_spike_from_later_cal
     assert plain[3][0] - compacted[3][0] > 0.8 * spike  # later calls no longer pay for it
     assert [item_text(i) for i in raw_plain] == [item_text(i) for i in raw_compacted]
     assert any(item_text(i) == DEVICE for i in raw_compacted)  # stored in full
+
+
+def test_comparison_with_the_sdk_trimmer_on_the_seed_conversation():
+    from ctxlab import seed_support_conversation
+    from ctxlab.compaction import compare_with_sdk_trimmer
+
+    ours, sdk = compare_with_sdk_trimmer(seed_support_conversation().items)
+    assert ours.name.startswith("ctxlab") and sdk.name.startswith("SDK")
+    assert ours.identifiers == sdk.identifiers > 5
+    assert ours.identifiers_kept == ours.identifiers
+    assert sdk.identifiers_kept < ours.identifiers_kept
+    assert ours.tokens_after < ours.tokens_before / 1.5

@@ -64,3 +64,31 @@ def test_summarizing_check():
     assert too_big.passed is False
     assert arun(check_summarizing_setup(4, 2)).passed is False  # invariant violated
     assert arun(check_summarizing_setup(None, 3)).passed is None
+
+
+def test_budget_check():
+    from ctxlab import ContextManager, ToolOutputCompactor
+    from ctxlab.exercises import check_budget_setup
+
+    assert arun(check_budget_setup(ContextManager(2500, compactor=ToolOutputCompactor()))).passed
+    forgetful = arun(check_budget_setup(ContextManager(2500)))
+    assert forgetful.passed is False and "forgot" in forgetful.message
+    assert arun(check_budget_setup(ContextManager(4000))).passed is False
+    assert arun(check_budget_setup(None)).passed is None
+
+
+def test_memory_check():
+    from ctxlab import ContextManager, StateMemory, SummarizingSession
+    from ctxlab.exercises import check_memory_setup
+
+    def trimmed():
+        return TrimmingSession("m", max_turns=3)
+
+    def with_state(session):
+        return ContextManager(8000, state=StateMemory(session=session), session=session)
+
+    assert arun(check_memory_setup(trimmed, with_state)).passed is True
+    assert arun(check_memory_setup(trimmed, lambda s: None)).passed is False  # forgets
+    costly = arun(check_memory_setup(lambda: SummarizingSession(2, 3), lambda s: None))
+    assert costly.passed is False and "45%" in costly.message
+    assert arun(check_memory_setup(None, None)).passed is None
