@@ -142,6 +142,11 @@ async def agent_tools(agent: Any, context: Any = None) -> list[Any]:
     return tools
 
 
+def _turn_span(first: int, n: int) -> str:
+    """"earlier turn 1 of 4" or "earlier turns 1-3 of 4": the oldest ``first`` of ``n``."""
+    return f"earlier turn 1 of {n}" if first == 1 else f"earlier turns 1-{first} of {n}"
+
+
 class ContextManager:
     """Build each model call from its sections and keep it under ``max_tokens``.
 
@@ -481,9 +486,9 @@ class ContextManager:
         if overflow and self.role_aware:
             first, shortened = self._shorten(turns, tokens, full, room)
             if first:
-                dropped.append(f"earlier turns 1-{first} of {n} (oldest first, after shortening)")
+                dropped.append(f"{_turn_span(first, n)} (oldest first, after shortening)")
         elif overflow:
-            dropped.append(f"earlier turns 1-{first} of {n} (oldest first)")
+            dropped.append(f"{_turn_span(first, n)} (oldest first)")
         total = fixed + retrieved_tokens + sum(t for t in tokens[first:] if t is not None)
 
         # 4. the summary, then the structured state
