@@ -226,3 +226,12 @@ async def check_memory_setup(make_session: Any, make_manager: Any) -> CheckResul
                                   "the full history's tokens; the target is 45%")
     return CheckResult(True, f"all 5 probes answered with {used:,} input tokens, "
                              f"{used / full_tokens:.0%} of the full history's {full_tokens:,}")
+
+
+# ---------------------------------------------------------------------------- lesson 06
+
+async def check_memory_choice(spec: str | None) -> CheckResult:
+    """Lesson 06: see :func:`ctxlab.eval.exercise.check_memory_choice`."""
+    from .eval.exercise import check_memory_choice as check
+
+    return await check(spec)

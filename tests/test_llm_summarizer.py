@@ -155,3 +155,13 @@ def test_bad_arguments_are_named(kwargs, fragment):
         LLMSummarizer(client, **kwargs)
     with pytest.raises(ValueError, match="needs an openai client"):
         LLMSummarizer(None)
+
+
+def test_async_client_on_a_compatible_server_is_awaited():
+    # AsyncOpenAI's chat.completions.create is wrapped: inspect cannot tell it is async.
+    recorder = Recorder(chat_reply("Identifiers:\n- TCK-48213"))
+    client = AsyncOpenAI(api_key="x", base_url="http://localhost:8000/v1",
+                         http_client=httpx.AsyncClient(transport=httpx.MockTransport(recorder)))
+    result = arun(LLMSummarizer(client, model="qwen2.5").summarize(CONVERSATION))
+    assert result.text == "Identifiers:\n- TCK-48213" and result.input_tokens == 210
+    assert recorder.requests[0]["url"] == "http://localhost:8000/v1/chat/completions"

@@ -13,8 +13,6 @@ checked and a canned reply parsed; no real call is ever made.
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
@@ -22,6 +20,7 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..openai_calls import call_create
 from ..summarizers.transcript import render_transcript
 from .state import StatePatch, SupportState
 
@@ -228,10 +227,7 @@ class LLMStateExtractor:
             create = self.client.responses.create
         else:
             create = self.client.chat.completions.create
-        if inspect.iscoroutinefunction(create):
-            response = await create(**kwargs)
-        else:
-            response = await asyncio.to_thread(create, **kwargs)
+        response = await call_create(self.client, create, **kwargs)
         return self.parse(self._text(response))
 
     def _text(self, response: Any) -> str:

@@ -42,7 +42,7 @@ _ISSUE = (
     ("rma", "RMA"),
     ("reservation_ids", "reservations"),
     ("firmware", "firmware"),
-    ("error_codes", "errors"),
+    ("error_codes", "error"),
 )
 
 
@@ -50,6 +50,11 @@ def _fields(section: Any, names: tuple[tuple[str, str], ...]) -> str:
     parts = []
     for attr, label in names:
         value = getattr(section, attr)
+        if attr == "error_codes" and value:
+            # "error 42, error E8461": each code next to the word, as people (and the
+            # offline model's fact patterns) read error codes
+            parts.append(", ".join(f"{label} {code}" for code in value))
+            continue
         if isinstance(value, list):
             value = ", ".join(value)
         if value:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 from typing import Any, Literal
 from urllib.parse import urlparse
 
+from ..openai_calls import call_create
 from .base import SummaryResult
 from .prompt import SUMMARY_PROMPT, TRANSCRIPT_CLOSE, TRANSCRIPT_OPEN
 from .transcript import render_transcript
@@ -100,10 +99,7 @@ class LLMSummarizer:
                 ],
                 "max_tokens": self.max_tokens,
             }
-        if inspect.iscoroutinefunction(create):
-            response = await create(**kwargs)
-        else:
-            response = await asyncio.to_thread(create, **kwargs)
+        response = await call_create(self.client, create, **kwargs)
         return self._parse(response, api)
 
     def _parse(self, response: Any, api: str) -> SummaryResult:

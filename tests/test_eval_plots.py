@@ -1,0 +1,52 @@
+"""Plots of evaluation results: what they draw, and what they refuse."""
+
+from __future__ import annotations
+
+import pytest
+
+from ctxlab.eval import evaluate, load_cases, sweep
+from ctxlab.eval.plots import (
+    plot_cost_per_100_turns,
+    plot_recall_vs_tokens,
+    plot_survival,
+    plot_sweep,
+)
+
+from conftest import arun
+
+CASES = load_cases("seed")
+RUN = arun(evaluate(CASES, ["full", "trim:2"], answers=False, run_id="plots"))
+
+
+def test_recall_vs_tokens_draws_one_point_per_strategy_and_corpus():
+    fig = plot_recall_vs_tokens({"a": RUN, "b": RUN})
+    ax = fig.axes[0]
+    assert len(ax.collections) == 4
+    points = {tuple(c.get_offsets()[0]) for c in ax.collections}
+    summary = RUN.summary("trim:2")
+    assert (100 * summary.token_ratio, 100 * summary.recall) in points
+    assert "full history (a)" in [t.get_text() for t in ax.get_legend().get_texts()]
+    with pytest.raises(ValueError, match="not an EvalRun"):
+        plot_recall_vs_tokens({"a": "nope"})  # type: ignore[dict-item]
+
+
+def test_survival_and_cost_bars_match_the_run():
+    survival = RUN.survival()
+    fig = plot_survival(RUN)
+    groups = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert groups == sorted({g for per in survival.values() for g in per})
+    heights = sorted(p.get_height() for p in fig.axes[0].patches)
+    assert heights[-1] == pytest.approx(100.0)
+    cost = plot_cost_per_100_turns(RUN)
+    widths = [p.get_width() for p in cost.axes[0].patches]
+    assert widths == pytest.approx([s.cost_per_100_turns for s in RUN.summaries()])
+
+
+def test_the_sweep_plot_marks_the_recommendation():
+    result = arun(sweep(CASES, "trim:{}", [1, 3, 30], target=0.9))
+    fig = plot_sweep(result)
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert f"recommended: {result.recommended.strategy}" in labels
+    assert fig.axes[0].get_title() == "Sweep of trim:N"
+    with pytest.raises(ValueError, match="expected a SweepResult"):
+        plot_sweep(RUN)  # type: ignore[arg-type]
