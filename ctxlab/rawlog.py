@@ -11,6 +11,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .digest import EMPTY_DIGEST, extend_digest
 from .items import is_user_message, item_kind
 from .tokens import TokenCounter
 
@@ -18,7 +19,9 @@ from .tokens import TokenCounter
 class RawLog:
     """Items in arrival order plus their kinds, token counts and turn starts."""
 
-    __slots__ = ("_counter", "_items", "_kinds", "_prefix", "_starts", "_tokens", "version")
+    __slots__ = (
+        "_chain", "_counter", "_items", "_kinds", "_prefix", "_starts", "_tokens", "version"
+    )
 
     def __init__(self, counter: TokenCounter):
         self._counter = counter
@@ -27,6 +30,7 @@ class RawLog:
         self._tokens: list[int] = []
         self._prefix: list[int] = [0]  # _prefix[i] = tokens of items[:i]
         self._starts: list[int] = []  # indices of real user messages
+        self._chain: list[str] = [EMPTY_DIGEST]  # _chain[i] = digest of items[:i], lazily
         self.version = 0  # bumped on every change
 
     # -- changes ---------------------------------------------------------------------
@@ -48,15 +52,23 @@ class RawLog:
         """Remove and return the newest item (None when empty)."""
         if not self._items:
             return None
-        index = len(self._items) - 1
-        item = self._items.pop()
-        self._kinds.pop()
-        self._tokens.pop()
-        self._prefix.pop()
-        if self._starts and self._starts[-1] == index:
-            self._starts.pop()
-        self.version += 1
+        item = self._items[-1]
+        self.truncate(len(self._items) - 1)
         return item
+
+    def truncate(self, length: int) -> None:
+        """Keep only the first ``length`` items (no-op when the log is not longer)."""
+        if length < 0:
+            raise ValueError(f"length must be >= 0, got {length}")
+        if length >= len(self._items):
+            return
+        del self._items[length:]
+        del self._kinds[length:]
+        del self._tokens[length:]
+        del self._prefix[length + 1:]
+        del self._starts[bisect_left(self._starts, length):]
+        del self._chain[length + 1:]
+        self.version += 1
 
     def clear(self) -> None:
         self._items.clear()
@@ -64,6 +76,7 @@ class RawLog:
         self._tokens.clear()
         self._prefix[:] = [0]
         self._starts.clear()
+        self._chain[:] = [EMPTY_DIGEST]
         self.version += 1
 
     # -- questions -------------------------------------------------------------------
@@ -83,6 +96,17 @@ class RawLog:
 
     def tokens(self, index: int) -> int:
         return self._tokens[index]
+
+    def digest(self, end: int | None = None) -> str:
+        """Content digest of ``items[:end]`` (see :mod:`ctxlab.digest`); memoized, so asking
+        again after appends only hashes the new items."""
+        end = len(self._items) if end is None else end
+        if not 0 <= end <= len(self._items):
+            raise ValueError(f"end must be within 0..{len(self._items)}, got {end}")
+        chain = self._chain
+        while len(chain) <= end:
+            chain.append(extend_digest(chain[-1], [self._items[len(chain) - 1]]))
+        return chain[end]
 
     def tokens_between(self, start: int, end: int) -> int:
         """Tokens of ``items[start:end]`` in O(1)."""

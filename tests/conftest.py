@@ -79,3 +79,38 @@ SEED_FLOW = [
 @pytest.fixture
 def in_ci() -> bool:
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+# ------------------------------------------------------------------------ Redis server
+
+
+def redis_unavailable(message: str) -> None:
+    """Skip, or fail under CI=true: CI must run every Redis test."""
+    from redis_helpers import in_ci
+
+    if in_ci():
+        pytest.fail(f"{message} (CI=true: Redis tests may not be skipped)")
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory):
+    """URL of a reachable Redis server: CTXLAB_REDIS_URL, else one we start and stop."""
+    from redis_helpers import RedisServer, ping
+
+    url = os.environ.get("CTXLAB_REDIS_URL")
+    if url:
+        if not ping(url):
+            redis_unavailable(f"CTXLAB_REDIS_URL={url} does not answer PING")
+        yield url
+        return
+    try:
+        server = RedisServer(tmp_path_factory.mktemp("redis")).start()
+    except (FileNotFoundError, RuntimeError) as exc:
+        redis_unavailable(f"no Redis server for the tests ({exc}): set CTXLAB_REDIS_URL or "
+                          "install redis-server (apt-get install -y redis-server)")
+        return
+    try:
+        yield server.url
+    finally:
+        server.stop()

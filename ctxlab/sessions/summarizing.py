@@ -29,6 +29,14 @@ What this implementation guarantees (and the source tutorial's version does not)
 * identifiers in the folded items that the summary lacks are listed in its metadata;
 * ``background=True`` starts folds without making ``add_items`` or ``get_items`` wait;
   :meth:`flush` waits for them.
+
+With a persistent ``store`` (an SDK ``SQLiteSession`` on a file, a ``RedisSession``, ...) the
+summary and its generation are saved beside the log, so a new process resumes with the same
+view and does not summarize again. Several processes may share one session: a fold takes the
+session's lease (so normally one process summarizes while the others keep appending) and is
+applied with a compare-and-swap on the state's version, so exactly one summary is applied per
+fold even if a lease expires; each summary records a digest of the prefix it folds and is
+dropped if that prefix is ever changed (a pop, a rollback, a crash between writes).
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ import asyncio
 import logging
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -46,15 +55,21 @@ from agents.memory import SessionSettings
 from ..identifiers import identifier_values, missing_from
 from ..items import clone, item_kind, item_text, model_safe
 from ..ledger import DROPPED, SUMMARIZED, ItemState
+from ..stores.base import StoredState, StoreError
 from ..summarizers.base import call_summarizer, summarizer_name
 from ..summarizers.extractive import ExtractiveSummarizer
 from ..tokens import TokenCounter
-from .base import MemorySession, Synthetic, Window, check_positive_int
+from .base import MemorySession, StoreArg, Synthetic, Window, check_positive_int
 
 logger = logging.getLogger("ctxlab.summarizing")
 
 SUMMARY_PROMPT_KIND = "summary_prompt"
 SUMMARY_KIND = "summary"
+
+#: Version of the state this strategy saves in a store.
+STATE_FORMAT = 1
+#: Seconds between checks while another process holds the fold lease (in :meth:`flush`).
+LEASE_POLL_S = 0.05
 
 
 @dataclass(frozen=True)
@@ -78,22 +93,52 @@ class SummaryRecord:
     missing_identifiers: tuple[str, ...]
     incremental: bool
     duration_s: float
+    digest: str = ""  # of the raw items [0, items[1]) it was made from (ctxlab.digest)
+    epoch: int = 0  # the store's log epoch when it was checked against the log
 
     def metadata(self, kind: str) -> dict[str, Any]:
         data = asdict(self)
-        data.pop("text")
-        data.pop("shadow")
+        for private in ("text", "shadow", "digest", "epoch"):
+            data.pop(private)
         data["turns"] = list(self.turns)
         data["items"] = list(self.items)
         data["missing_identifiers"] = list(self.missing_identifiers)
         data["created_at"] = datetime.fromtimestamp(self.created_at, timezone.utc).isoformat()
         return {"synthetic": True, "kind": kind, **data}
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (how a store keeps it)."""
+        data = asdict(self)
+        data["turns"] = list(self.turns)
+        data["items"] = list(self.items)
+        data["missing_identifiers"] = list(self.missing_identifiers)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SummaryRecord:
+        """The inverse of :meth:`to_dict`; raises ValueError/KeyError on a malformed record."""
+        return cls(
+            text=str(data["text"]), shadow=str(data["shadow"]),
+            turns=(int(data["turns"][0]), int(data["turns"][1])),
+            items=(int(data["items"][0]), int(data["items"][1])),
+            generation=int(data["generation"]), created_at=float(data["created_at"]),
+            summarizer=str(data["summarizer"]),
+            input_tokens=None if data.get("input_tokens") is None else int(data["input_tokens"]),
+            output_tokens=None if data.get("output_tokens") is None
+            else int(data["output_tokens"]),
+            missing_identifiers=tuple(str(v) for v in data.get("missing_identifiers", ())),
+            incremental=bool(data.get("incremental", False)),
+            duration_s=float(data.get("duration_s", 0.0)),
+            digest=str(data.get("digest", "")), epoch=int(data.get("epoch", 0)),
+        )
+
 
 @dataclass
 class _Job:
     generation: int
+    version: int  # the store state's version when planned (the CAS token)
     epoch: int
+    digest: str  # of the raw items [0, end)
     first_turn: int
     last_turn: int
     start: int
@@ -118,11 +163,18 @@ class SummarizingSession(MemorySession):
         context_limit: unsummarized turns allowed before a fold (>= 1, >= keep_last_n_turns).
         summarizer: anything with ``summarize(items)`` (see :mod:`ctxlab.summarizers`);
             defaults to the offline :class:`~ctxlab.summarizers.ExtractiveSummarizer`.
-        session_id: the conversation's id; a fresh random id when omitted.
+        session_id: the conversation's id; the store's id with a ``store``, else a fresh
+            random id when omitted.
         background: start folds in the background; ``add_items`` and ``get_items`` never
             wait for them (use :meth:`flush` to wait).
         summary_timeout: seconds a summarizer may take before the attempt counts as failed.
         keep_preamble: keep items stored before the first user message verbatim.
+        store: where the raw log and the summary live (see
+            :class:`~ctxlab.sessions.base.MemorySession`); None keeps both in memory.
+        redactor: applied to every batch before it is stored, and to what the summarizer
+            reads (see :class:`ctxlab.Redactor`).
+        lease_ttl: seconds a fold may hold the session's lease before another process may
+            take over (default: ``summary_timeout`` + 5, or 300 without a timeout).
         session_settings: the SDK's ``SessionSettings`` (``limit`` caps the item count).
         token_counter: defaults to exact ``o200k_base`` counts.
     """
@@ -137,13 +189,17 @@ class SummarizingSession(MemorySession):
         background: bool = False,
         summary_timeout: float | None = 120.0,
         keep_preamble: bool = True,
+        store: StoreArg = None,
+        redactor: Any = None,
+        lease_ttl: float | None = None,
         session_settings: SessionSettings | None = None,
         token_counter: TokenCounter | None = None,
     ):
+        if session_id is None and store is None:
+            session_id = f"session-{uuid.uuid4().hex}"
         super().__init__(
-            session_id if session_id is not None else f"session-{uuid.uuid4().hex}",
-            session_settings=session_settings,
-            token_counter=token_counter,
+            session_id, store=store, session_settings=session_settings,
+            token_counter=token_counter, redactor=redactor,
         )
         self._context_limit = check_positive_int("context_limit", context_limit)
         self._keep = check_positive_int("keep_last_n_turns", keep_last_n_turns, minimum=0)
@@ -152,14 +208,22 @@ class SummarizingSession(MemorySession):
             isinstance(summary_timeout, (int, float)) and summary_timeout > 0
         ):
             raise ValueError(f"summary_timeout must be None or > 0, got {summary_timeout!r}")
+        if lease_ttl is None:
+            lease_ttl = 300.0 if summary_timeout is None else float(summary_timeout) + 5.0
+        if isinstance(lease_ttl, bool) or not isinstance(lease_ttl, (int, float)) or (
+            lease_ttl <= 0
+        ):
+            raise ValueError(f"lease_ttl must be None or > 0, got {lease_ttl!r}")
         self.summarizer = summarizer if summarizer is not None else ExtractiveSummarizer()
         self.background = bool(background)
         self.summary_timeout = summary_timeout
+        self.lease_ttl = float(lease_ttl)
         self._keep_preamble = bool(keep_preamble)
         self._summary: SummaryRecord | None = None
         self._generation = 0
-        self._epoch = 0
+        self._verified: tuple[int, int] | None = None  # (epoch, generation) checked vs log
         self._task: asyncio.Task[None] | None = None
+        self._outcome: str | None = None  # how the last fold attempt ended
         self._failure: _Failure | None = None
         self.summaries_applied = 0
         self.summaries_discarded = 0
@@ -199,6 +263,12 @@ class SummarizingSession(MemorySession):
         self._keep, self._context_limit = keep, limit
         self._changed()
 
+    def _settings(self) -> dict[str, Any]:
+        return {**super()._settings(), "keep_last_n_turns": self._keep,
+                "context_limit": self._context_limit, "summarizer": self.summarizer,
+                "background": self.background, "summary_timeout": self.summary_timeout,
+                "keep_preamble": self._keep_preamble, "lease_ttl": self.lease_ttl}
+
     # -- state -----------------------------------------------------------------------
     @property
     def summary(self) -> SummaryRecord | None:
@@ -220,8 +290,66 @@ class SummarizingSession(MemorySession):
         return (
             f"SummarizingSession(session_id={self.session_id!r}, keep_last_n_turns={self._keep}, "
             f"context_limit={self._context_limit}, items={len(self._log)}, "
-            f"turns={self._log.turn_count}, summarized_turns={folded})"
+            f"turns={self._log.turn_count}, summarized_turns={folded}{self._store_note()})"
         )
+
+    # -- persistence -------------------------------------------------------------------
+    def _state_data(self, summary: SummaryRecord | None, generation: int) -> dict[str, Any]:
+        return {"strategy": "summarizing", "format": STATE_FORMAT, "generation": generation,
+                "summary": None if summary is None else summary.to_dict()}
+
+    def _export_state(self) -> Mapping[str, Any] | None:
+        return self._state_data(self._summary, self._generation)
+
+    def _load_state(self, state: StoredState) -> None:
+        data = state.data or {}
+        summary = None
+        try:
+            raw = data.get("summary")
+            summary = SummaryRecord.from_dict(raw) if raw else None
+            generation = int(data.get("generation", 0))
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            logger.warning("session %r: ignoring a malformed summary in the store (%s)",
+                           self.session_id, exc)
+            generation = 0
+        self._summary, self._generation = summary, generation
+        self._verified = None
+        self._changed()
+
+    async def _on_change(self, *, shrank: bool, state: StoredState | None) -> None:
+        if state is not None:
+            self._load_state(state)
+        if self._summary is not None:
+            await self._check_summary(force=shrank)
+
+    async def _check_summary(self, *, force: bool = False) -> None:
+        """Drop the summary if the raw items it was made from are no longer the log's prefix
+        (a pop into them, a rollback, another writer's change)."""
+        summary = self._summary
+        if summary is None:
+            return
+        end = summary.items[1]
+        key = (self._state.epoch, summary.generation)
+        if end <= len(self._log):
+            if not force and self._verified == key:
+                return  # checked already (the digest chain is memoized, so this is cheap)
+            if not summary.digest or self._log.digest(end) == summary.digest:
+                self._verified = key
+                return
+        logger.info("session %r: the summary of turns %s-%s no longer matches the log; "
+                    "dropping it", self.session_id, *summary.turns)
+        self._summary = None
+        self._verified = None
+        self._changed()
+        try:
+            saved = await self._store.save_state(
+                self._state.version, self._state_data(None, self._generation))
+        except StoreError as exc:  # the next sync re-checks; the view is valid meanwhile
+            logger.warning("session %r: could not save the dropped summary: %s",
+                           self.session_id, exc)
+            return
+        if saved is not None:
+            self._state = saved
 
     # -- hooks -----------------------------------------------------------------------
     async def _after_add(self) -> None:
@@ -229,19 +357,11 @@ class SummarizingSession(MemorySession):
             return
         self._start()
         if not self.background:
-            await self.flush()
-
-    async def _after_pop(self) -> None:
-        if self._summary is not None and len(self._log) < self._summary.items[1]:
-            # The log shrank into the folded prefix: that summary no longer describes it.
-            self._summary = None
-            self._epoch += 1
-            self._changed()
+            await self._wait_for_task()
 
     async def _after_clear(self) -> None:
         self._summary = None
         self._failure = None
-        self._epoch += 1
         self._changed()
 
     # -- folding ---------------------------------------------------------------------
@@ -256,31 +376,80 @@ class SummarizingSession(MemorySession):
 
     def _start(self) -> None:
         if self._task is None or self._task.done():
+            self._outcome = None
             self._task = asyncio.get_running_loop().create_task(
                 self._fold_until_done(), name=f"ctxlab-summarize-{self.session_id}"
             )
 
+    async def _wait_for_task(self) -> None:
+        while self._task is not None and not self._task.done():
+            await asyncio.shield(self._task)
+
     async def flush(self) -> None:
         """Wait until no fold is in flight or due (a failed fold is not retried here
-        until new items arrive)."""
+        until new items arrive). With a shared store this includes folds another process
+        holds the lease for: the session polls until that fold lands or the lease expires."""
         while True:
-            task = self._task
-            if task is not None and not task.done():
-                await asyncio.shield(task)
-                continue
-            if self._due():
-                self._start()
-                continue
-            return
+            await self._wait_for_task()
+            if self._outcome in ("failed", "stalled"):
+                return
+            if self._outcome == "blocked":
+                await asyncio.sleep(LEASE_POLL_S)
+            async with self._lock:
+                await self._sync()  # (a fold another process applied lands here)
+                due = self._due()
+            if not due:
+                return
+            self._start()
+
+    def _fail(self, reason: str, *, store: bool = False) -> None:
+        self._failure = _Failure(self._log.version, reason)
+        self._changed()
+        who = "the store" if store else f"summarizer {summarizer_name(self.summarizer)}"
+        logger.warning(
+            "session %r: %s failed (%s); serving a trimmed view and retrying when items are "
+            "next added", self.session_id, who, reason,
+        )
 
     async def _fold_until_done(self) -> None:
         while True:
             async with self._lock:
-                job = self._plan() if self._due() else None
-            if job is None:
+                try:
+                    await self._sync()
+                    if not self._due():
+                        self._outcome = "done"
+                        return
+                    if not await self._store.call_state(
+                        "take the fold lease",
+                        lambda: self._store.state.acquire_lease(self._owner, self.lease_ttl),
+                    ):
+                        self._outcome = "blocked"  # another process is folding this session
+                        return
+                    await self._sync()  # a fold that landed just before we got the lease
+                    job = self._plan() if self._due() else None
+                except StoreError as exc:
+                    self._fail(str(exc), store=True)
+                    self._outcome = "failed"
+                    await self._release_lease()
+                    return
+                if job is None:
+                    self._outcome = "stalled" if self._due() else "done"
+                    await self._release_lease()
+                    return
+            try:
+                applied = await self._run(job)
+            finally:
+                await self._release_lease()
+            if not applied:
+                self._outcome = "failed"
                 return
-            if not await self._run(job):
-                return
+
+    async def _release_lease(self) -> None:
+        try:
+            await self._store.state.release_lease(self._owner)
+        except Exception as exc:  # the lease expires on its own
+            logger.info("session %r: could not release the fold lease: %s",
+                        self.session_id, exc)
 
     def _plan(self, *, rebuild: bool = False) -> _Job | None:
         log = self._log
@@ -306,6 +475,8 @@ class SummarizingSession(MemorySession):
         if end <= start:
             return None
         items = [model_safe(log.item(i)) for i in range(start, end)]
+        if self._redactor is not None:
+            items = self._redact(items)
         if previous is not None:
             items = [
                 {"role": "user", "content": previous.shadow},
@@ -314,7 +485,9 @@ class SummarizingSession(MemorySession):
             ]
         return _Job(
             generation=self._generation,
-            epoch=self._epoch,
+            version=self._state.version,
+            epoch=self._state.epoch,
+            digest=log.digest(end),
             first_turn=1,
             last_turn=last_turn,
             start=previous.items[0] if previous is not None else start,
@@ -336,6 +509,40 @@ class SummarizingSession(MemorySession):
             end -= 1
         return end
 
+    def _record(self, job: _Job, result: Any, duration: float, *, turns: tuple[int, int],
+                incremental: bool) -> SummaryRecord:
+        folded_text = "\n".join(item_text(it) for it in job.items)
+        return SummaryRecord(
+            text=result.text,
+            shadow=result.shadow,
+            turns=turns,
+            items=(job.start, job.end),
+            generation=job.generation + 1,
+            created_at=time.time(),
+            summarizer=summarizer_name(self.summarizer),
+            input_tokens=result.input_tokens,
+            output_tokens=result.output_tokens,
+            missing_identifiers=tuple(missing_from(identifier_values(folded_text), result.text)),
+            incremental=incremental,
+            duration_s=round(duration, 6),
+            digest=job.digest,
+            epoch=job.epoch,
+        )
+
+    async def _apply_record(self, job: _Job, record: SummaryRecord) -> bool:
+        """Compare-and-swap the record into the store (under the lock); False on conflict."""
+        saved = await self._store.save_state(job.version,
+                                             self._state_data(record, record.generation))
+        if saved is None:
+            return False
+        self._state = saved
+        self._generation = record.generation
+        self._summary = record
+        self._verified = (saved.epoch, record.generation)
+        self.summaries_applied += 1
+        self._changed()
+        return True
+
     async def _run(self, job: _Job) -> bool:
         """Compute one fold outside the lock and apply it if nothing changed meanwhile."""
         began = time.perf_counter()
@@ -353,41 +560,23 @@ class SummarizingSession(MemorySession):
             else:
                 reason = f"{type(exc).__name__}: {exc}"
             async with self._lock:
-                self._failure = _Failure(self._log.version, reason)
-                self._changed()
-            logger.warning(
-                "session %r: summarizer %s failed (%s); serving a trimmed view and retrying "
-                "when items are next added", self.session_id, summarizer_name(self.summarizer),
-                reason,
-            )
+                self._fail(reason)
             return False
-        duration = time.perf_counter() - began
-        folded_text = "\n".join(item_text(it) for it in job.items)
-        expected = identifier_values(folded_text)
+        record = self._record(job, result, time.perf_counter() - began,
+                              turns=(job.first_turn, job.last_turn),
+                              incremental=job.incremental)
         async with self._lock:
-            if job.generation != self._generation or job.epoch != self._epoch:
+            try:
+                if await self._apply_record(job, record):
+                    self._failure = None
+                    return True
                 self.summaries_discarded += 1
                 logger.info("session %r: discarded a summary computed for a state that "
                             "changed meanwhile", self.session_id)
-                return True
-            self._generation += 1
-            self._summary = SummaryRecord(
-                text=result.text,
-                shadow=result.shadow,
-                turns=(job.first_turn, job.last_turn),
-                items=(job.start, job.end),
-                generation=self._generation,
-                created_at=time.time(),
-                summarizer=summarizer_name(self.summarizer),
-                input_tokens=result.input_tokens,
-                output_tokens=result.output_tokens,
-                missing_identifiers=tuple(missing_from(expected, result.text)),
-                incremental=job.incremental,
-                duration_s=round(duration, 6),
-            )
-            self._failure = None
-            self.summaries_applied += 1
-            self._changed()
+                await self._sync()  # pick up whatever changed it
+            except StoreError as exc:
+                self._fail(str(exc), store=True)
+                return False
         return True
 
     async def rebuild_summary(self) -> SummaryRecord | None:
@@ -398,26 +587,15 @@ class SummarizingSession(MemorySession):
         """
         await self.flush()
         async with self._lock:
+            await self._sync()
             job = self._plan(rebuild=True)
         if job is None:
             return None
         result = await call_summarizer(self.summarizer, job.items, None)
+        record = self._record(job, result, 0.0, turns=(1, job.last_turn), incremental=False)
         async with self._lock:
-            if job.generation != self._generation or job.epoch != self._epoch:
+            if not await self._apply_record(job, record):
                 raise RuntimeError("the session changed while the summary was rebuilt; retry")
-            folded_text = "\n".join(item_text(it) for it in job.items)
-            self._generation += 1
-            self._summary = SummaryRecord(
-                text=result.text, shadow=result.shadow, turns=(1, job.last_turn),
-                items=(job.start, job.end), generation=self._generation, created_at=time.time(),
-                summarizer=summarizer_name(self.summarizer), input_tokens=result.input_tokens,
-                output_tokens=result.output_tokens,
-                missing_identifiers=tuple(missing_from(identifier_values(folded_text),
-                                                       result.text)),
-                incremental=False, duration_s=0.0,
-            )
-            self.summaries_applied += 1
-            self._changed()
             return self._summary
 
     # -- the view --------------------------------------------------------------------
@@ -493,6 +671,7 @@ class SummarizingSession(MemorySession):
         """
         limit = self._check_limit(limit)
         async with self._lock:
+            await self._sync()
             view = self._view(None)
             records = []
             for slot in view.slots:

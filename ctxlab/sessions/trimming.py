@@ -8,7 +8,7 @@ from agents.memory import SessionSettings
 
 from ..ledger import DROPPED, ItemState
 from ..tokens import TokenCounter
-from .base import MemorySession, Window, check_positive_int
+from .base import MemorySession, StoreArg, Window, check_positive_int
 
 
 class TrimmingSession(MemorySession):
@@ -24,7 +24,8 @@ class TrimmingSession(MemorySession):
     can be undone.
 
     Args:
-        session_id: the conversation's id (a non-empty string).
+        session_id: the conversation's id (a non-empty string); may be omitted when
+            ``store`` is given (the store's id is used).
         max_turns: how many of the newest user turns the model sees (>= 1).
         max_tokens: optional token budget for the view. Whole turns are kept from the newest
             back while they fit; the newest turn is always kept, with a
@@ -32,22 +33,28 @@ class TrimmingSession(MemorySession):
         keep_preamble: keep items stored before the first user message (for example a
             developer message) in the view; they belong to no turn. If False they are
             dropped, and the ledger says so.
+        store: where the raw log lives (see :class:`~ctxlab.sessions.base.MemorySession`):
+            None for memory, or an SDK session such as ``SQLiteSession(id, "chat.db")``.
+        redactor: applied to every batch before it is stored (see :class:`ctxlab.Redactor`).
         session_settings: the SDK's ``SessionSettings`` (``limit`` caps the item count).
         token_counter: defaults to exact ``o200k_base`` counts.
     """
 
     def __init__(
         self,
-        session_id: str,
+        session_id: str | None = None,
         max_turns: int = 8,
         *,
         max_tokens: int | None = None,
         keep_preamble: bool = True,
+        store: StoreArg = None,
+        redactor: Any = None,
         session_settings: SessionSettings | None = None,
         token_counter: TokenCounter | None = None,
     ):
         super().__init__(
-            session_id, session_settings=session_settings, token_counter=token_counter
+            session_id, store=store, session_settings=session_settings,
+            token_counter=token_counter, redactor=redactor,
         )
         self._max_turns = check_positive_int("max_turns", max_turns)
         self._max_tokens = (
@@ -78,11 +85,16 @@ class TrimmingSession(MemorySession):
         self._max_tokens = None if value is None else check_positive_int("max_tokens", value)
         self._changed()
 
+    def _settings(self) -> dict[str, Any]:
+        return {**super()._settings(), "max_turns": self._max_turns,
+                "max_tokens": self._max_tokens, "keep_preamble": self._keep_preamble}
+
     def __repr__(self) -> str:
         budget = "" if self._max_tokens is None else f", max_tokens={self._max_tokens}"
         return (
             f"TrimmingSession(session_id={self.session_id!r}, max_turns={self._max_turns}"
-            f"{budget}, items={len(self._log)}, turns={self._log.turn_count})"
+            f"{budget}, items={len(self._log)}, turns={self._log.turn_count}"
+            f"{self._store_note()})"
         )
 
     # -- the window ------------------------------------------------------------------

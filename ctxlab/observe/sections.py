@@ -1,0 +1,69 @@
+"""Which part of a model call each input item is: instructions, tools, summary, recent turns,
+tool outputs, retrieved memory, structured state or the new input, with their tokens.
+
+The model input is matched, in order, against the session's view (the items ``get_items``
+returns and their ledger entries): a matched item takes its entry's section (see
+:func:`ctxlab.widgets.budget.entry_section`); the newest user message and anything the
+session does not hold (items of this run not stored yet, items a filter added) count as
+``new_input``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ..digest import canonical_json
+from ..items import is_user_message, model_safe
+from ..ledger import LedgerEntry
+from ..tokens import ITEM_OVERHEAD_TOKENS, TokenCounter, tool_schema_text
+from ..widgets.budget import SECTIONS, entry_section
+
+#: The sections of a debug record, in order: the budget sections plus the tool schemas.
+RECORD_SECTIONS: tuple[str, ...] = ("instructions", "tools", *SECTIONS[1:])
+
+
+def match_view(
+    items: Sequence[Mapping[str, Any]],
+    view: Sequence[Mapping[str, Any]],
+) -> list[int | None]:
+    """For each input item, the position of the same item in ``view`` (in order), or None."""
+    keys = [canonical_json(v) for v in view]
+    out: list[int | None] = []
+    pointer = 0
+    for item in items:
+        key = canonical_json(model_safe(item))
+        found = None
+        for j in range(pointer, len(keys)):
+            if keys[j] == key:
+                found = j
+                break
+        out.append(found)
+        if found is not None:
+            pointer = found + 1
+    return out
+
+
+def input_sections(
+    items: Sequence[Mapping[str, Any]],
+    view: Sequence[Mapping[str, Any]],
+    entries: Sequence[LedgerEntry],
+    counter: TokenCounter,
+    *,
+    instructions: str | None = None,
+    tools: Iterable[Any] = (),
+) -> tuple[dict[str, int], list[str]]:
+    """Tokens per section (every key of :data:`RECORD_SECTIONS`) and each item's section."""
+    sections = dict.fromkeys(RECORD_SECTIONS, 0)
+    if instructions:
+        sections["instructions"] = counter.count(instructions) + ITEM_OVERHEAD_TOKENS
+    sections["tools"] = sum(counter.count(tool_schema_text(t)) for t in tools)
+    matches = match_view(items, view)
+    newest_user = max((i for i, it in enumerate(items) if is_user_message(it)), default=None)
+    labels: list[str] = []
+    for i, (item, pos) in enumerate(zip(items, matches, strict=True)):
+        mine = pos is None or i == newest_user
+        label = "new_input" if mine else entry_section(entries[pos])  # type: ignore[index]
+        labels.append(label)
+        sections[label] += counter.count_item(item)
+    return sections, labels

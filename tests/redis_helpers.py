@@ -1,0 +1,80 @@
+"""A real redis-server for tests: started on a free 127.0.0.1 port, stopped at the end.
+
+Tests never rely on a system service. ``CTXLAB_REDIS_URL`` points the tests at a server you
+run yourself; otherwise a ``redis-server`` binary on PATH is started in a temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def ping(url: str, timeout: float = 0.5) -> bool:
+    """True when a Redis server answers PING at ``url`` (a raw socket: no client needed)."""
+    parsed = urlparse(url)
+    try:
+        with socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or 6379),
+                                      timeout=timeout) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(64).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+class RedisServer:
+    """One redis-server process we own (append-only file on, so a restart keeps the data)."""
+
+    def __init__(self, folder: Path, port: int | None = None):
+        self.binary = shutil.which("redis-server")
+        if self.binary is None:
+            raise FileNotFoundError("redis-server is not installed")
+        self.folder = folder
+        self.port = port or free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self, timeout: float = 10.0) -> RedisServer:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.process = subprocess.Popen(
+            [str(self.binary), "--port", str(self.port), "--bind", "127.0.0.1",
+             "--save", "", "--appendonly", "yes", "--appendfsync", "always",
+             "--dir", str(self.folder), "--daemonize", "no", "--loglevel", "warning"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + timeout
+        while not ping(self.url):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"redis-server did not start on port {self.port}")
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        """SIGTERM (Redis flushes its append-only file and exits), then wait."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+        self.process = None
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
