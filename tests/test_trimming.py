@@ -279,3 +279,33 @@ def test_session_id_is_checked():
     for bad in ("", "   ", None, 3):
         with pytest.raises(ValueError, match="session_id"):
             TrimmingSession(bad)  # type: ignore[arg-type]
+
+
+def test_version_and_change_listeners():
+    async def go():
+        session = TrimmingSession("v", max_turns=2)
+        seen = []
+        unsubscribe = session.subscribe(lambda s: seen.append(s.version))
+        first = session.version
+        await session.add_items([user("a"), user("a2")])
+        assert session.version != first and len(seen) == 1
+        session.set_max_turns(3)
+        await session.pop_item()
+        await session.clear_session()
+        assert len(seen) >= 4 and len(set(seen)) >= 4  # add, setting, pop, clear
+        assert seen[-1] == session.version
+        unsubscribe()
+        count = len(seen)
+        await session.add_items([user("b")])
+        assert len(seen) == count
+
+        def broken(_s):
+            raise RuntimeError("listener bug")
+
+        session.subscribe(broken)
+        await session.add_items([user("c")])  # a failing listener does not break the session
+        assert [item_text(i) for i in await session.raw_items()] == ["b", "c"]
+        with pytest.raises(ValueError, match="callback must be callable"):
+            session.subscribe("not callable")
+
+    arun(go())

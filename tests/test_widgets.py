@@ -593,3 +593,34 @@ def test_every_new_input_item_is_counted_once():
     assert view.sections["new_input"] == expected
     assert f"data-tokens='{expected}'" in view.new_input.value
     assert item_text(shots[1].new_input[0]) in view.new_input.value
+
+
+def test_session_view_follows_the_session_live():
+    import asyncio
+
+    from ctxlab import SessionView
+
+    async def go():
+        session = TrimmingSession("live", max_turns=2)
+        await session.add_items([user("first question")])
+        live = await SessionView.from_session(session)
+        frozen = await SessionView.from_session(session, live=False)
+        assert len(live.chip_entries) == 1
+        await session.add_items([user("second question"), user("third question")])
+        for _ in range(50):
+            if len(live.chip_entries) == 3:
+                break
+            await asyncio.sleep(0.01)
+        assert len(live.chip_entries) == 3 and len(frozen.chip_entries) == 1
+        session.set_max_turns(1)  # a setting change redraws too
+        for _ in range(50):
+            if [e.state for e in live.chip_entries].count("dropped") == 2:
+                break
+            await asyncio.sleep(0.01)
+        assert [e.state for e in live.chip_entries] == ["dropped", "dropped", "kept"]
+        live.close()
+        await session.add_items([user("fourth question")])
+        await asyncio.sleep(0.05)
+        assert len(live.chip_entries) == 3  # closed: no longer follows
+
+    arun(go())

@@ -24,6 +24,7 @@ is computed, and only new items are fetched. The base class also offers checkpoi
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import socket
 import time
@@ -45,6 +46,8 @@ from ..stores.memory import MemoryLog
 from ..stores.open import open_store
 from ..tokens import TokenCounter, get_token_counter
 from ..validate import repair, safe_cut
+
+logger = logging.getLogger("ctxlab.sessions")
 
 
 class TokenBudgetWarning(UserWarning):
@@ -176,6 +179,7 @@ class MemorySession:
         self._cache: tuple[tuple[int, int, int | None], View] | None = None
         self._state = StoredState()
         self._owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._listeners: list[Callable[[MemorySession], Any]] = []
 
     # -- Session protocol ------------------------------------------------------------
     async def get_items(self, limit: int | None = None) -> list[dict[str, Any]]:
@@ -260,6 +264,37 @@ class MemorySession:
             view = self._view(limit)
             items = [model_safe(self._slot_item(slot)) for slot in view.slots]
             return items, self._build_ledger(view)
+
+    @property
+    def version(self) -> tuple[int, int]:
+        """Changes whenever the view may have changed: (stored-log version, settings and
+        summary version). Compare two readings to know whether to recompute anything."""
+        return (self._log.version, self._config_version)
+
+    def subscribe(self, callback: Callable[[MemorySession], Any]) -> Callable[[], None]:
+        """Call ``callback(session)`` after every change to the log or the view (items
+        added, popped or cleared, another process's items read, a summary applied, a
+        setting changed). Returns a function that unsubscribes.
+
+        Callbacks run synchronously, possibly while the session holds its lock: they must
+        not await the session, only schedule work (as :class:`ctxlab.SessionView` does).
+        """
+        if not callable(callback):
+            raise ValueError(f"callback must be callable, got {type(callback).__name__}")
+        self._listeners.append(callback)
+
+        def unsubscribe() -> None:
+            if callback in self._listeners:
+                self._listeners.remove(callback)
+
+        return unsubscribe
+
+    def _notify(self) -> None:
+        for callback in list(self._listeners):
+            try:
+                callback(self)
+            except Exception:  # a broken listener must not break the session
+                logger.exception("session %r: a change listener failed", self.session_id)
 
     @property
     def token_counter(self) -> TokenCounter:
@@ -410,6 +445,8 @@ class MemorySession:
             self._state = delta.state
         if shrank or delta.state is not None:
             await self._on_change(shrank=shrank, state=delta.state)
+        if shrank or delta.items or delta.state is not None:
+            self._notify()
 
     def _export_state(self) -> Mapping[str, Any] | None:
         """The strategy's state as saved in the store (and in checkpoints)."""
@@ -444,6 +481,7 @@ class MemorySession:
     def _changed(self) -> None:
         """Call when a setting that shapes the view changes."""
         self._config_version += 1
+        self._notify()
 
     # -- the view --------------------------------------------------------------------
     @staticmethod

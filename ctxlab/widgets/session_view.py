@@ -59,6 +59,10 @@ class SessionView(widgets.VBox):
 
     Passing a session to the constructor also works inside a running event loop (Jupyter):
     the first read is scheduled and the view fills in a moment later.
+
+    A view bound to a ctxlab session follows it: every change (items added, a summary
+    applied, a setting changed) schedules a redraw, so the chips stay current while the
+    agent runs. ``live=False`` turns that off; :meth:`close` unsubscribes.
     """
 
     def __init__(
@@ -68,6 +72,7 @@ class SessionView(widgets.VBox):
         title: str | None = None,
         limit: int | None = None,
         auto_refresh: bool = True,
+        live: bool = True,
     ):
         super().__init__()
         self.add_class("ctxlab-session-view")
@@ -82,6 +87,9 @@ class SessionView(widgets.VBox):
         self._pool: list[widgets.Button] = []
         self._rows: list[tuple[widgets.HBox, widgets.HTML, widgets.HBox]] = []
         self._task: asyncio.Task[Ledger] | None = None
+        self._dirty = False
+        self._live = bool(live)
+        self._unsubscribe: Any = None
         self.header = widgets.HTML()
         self.legend = widgets.HTML()
         self.groups_box = widgets.VBox(layout=widgets.Layout(margin="2px 0"))
@@ -92,7 +100,7 @@ class SessionView(widgets.VBox):
         if ledger_or_session is None:
             self.show(Ledger([]))
         elif is_ledger_source(ledger_or_session):
-            self.session = ledger_or_session
+            self._bind(ledger_or_session)
             self.show(Ledger([]))
             self.header.value = header_html(title, []) + (
                 "<div style='color:#555'>reading the session…</div>"
@@ -105,7 +113,8 @@ class SessionView(widgets.VBox):
     # -- building ----------------------------------------------------------------------
     @classmethod
     async def from_session(cls, session: Any, **kwargs: Any) -> SessionView:
-        """A view of ``session``'s ledger, read now; ``await view.refresh()`` reads it again."""
+        """A view of ``session``'s ledger, read now, that then follows the session's changes
+        (``live=False`` to freeze it; ``await view.refresh()`` reads it again by hand)."""
         view = cls(session, auto_refresh=False, **kwargs)
         await view.refresh()
         return view
@@ -126,8 +135,33 @@ class SessionView(widgets.VBox):
                 "update_from needs a session with an async ledger() method, got "
                 f"{type(session).__name__}"
             )
-        self.session = session
+        self._bind(session)
         return await self.refresh()
+
+    def _bind(self, session: Any) -> None:
+        """Show ``session`` and, when live, follow its changes (unfollowing any other)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self.session = session
+        subscribe = getattr(session, "subscribe", None)
+        if self._live and callable(subscribe):
+            self._unsubscribe = subscribe(self._on_session_change)
+
+    def _on_session_change(self, _session: Any) -> None:
+        # Called by the session, possibly under its lock: only schedule the redraw. While a
+        # redraw is pending, further changes just mark the view dirty (one more redraw).
+        if self._task is not None and not self._task.done():
+            self._dirty = True
+            return
+        self._schedule_refresh()
+
+    def close(self) -> None:
+        """Stop following the session and close the widget."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        super().close()
 
     def _schedule_refresh(self) -> None:
         try:
@@ -140,6 +174,10 @@ class SessionView(widgets.VBox):
             return
 
         def report(task: asyncio.Task[Ledger]) -> None:
+            if self._dirty and not task.cancelled():
+                self._dirty = False
+                self._schedule_refresh()
+                return
             if not task.cancelled() and task.exception() is not None:
                 self.header.value += (
                     f"<div style='color:#B00'>could not read the session: "
