@@ -69,6 +69,7 @@ from .observe import ContextDebugLog, TokenAlert, TokenMonitor
 from .offline import FACT_KINDS, Found, OfflineSupportModel, find_facts, latest_fact
 from .redaction import Redactor
 from .redaction import Rule as RedactionRule
+from .registry import ChatService, SessionRegistry
 from .replay import Snapshot, replay, runner_batches
 from .session_ids import InvalidSessionIdError, check_session_id, new_session_id
 from .sessions import (
@@ -174,6 +175,7 @@ __all__ = [
     "Backend",
     "BackendConfigError",
     "BudgetBar",
+    "ChatService",
     "Checkpoint",
     "ContextBudgetWarning",
     "ContextDebugLog",
@@ -205,6 +207,7 @@ __all__ = [
     "RetrievedBlock",
     "RuleBasedStateExtractor",
     "Segmentation",
+    "SessionRegistry",
     "SessionView",
     "Snapshot",
     "StateMemory",

@@ -50,7 +50,7 @@ KEY_FIELD = re.compile(
 
 #: Output item types whose ``output`` is a string or a list of content parts.
 _OUTPUT_TYPES = frozenset({"function_call_output", "custom_tool_call_output"})
-_DATE_KINDS = frozenset({"date", "time"})
+_DATE_KINDS = frozenset({"date", "timestamp", "time"})
 
 
 # ---------------------------------------------------------------------------- previews
@@ -106,7 +106,7 @@ def _identifier_line(text: str, shown: str, max_dates: int) -> str:
     values: dict[str, None] = {}
     dates: dict[str, None] = {}
     for ident in find_identifiers(text):
-        if ident.kind not in STRICT_KINDS or ident.value in shown:
+        if (ident.kind not in STRICT_KINDS and ident.kind != "timestamp") or ident.value in shown:
             continue
         (dates if ident.kind in _DATE_KINDS else values).setdefault(ident.value, None)
     parts = list(values)

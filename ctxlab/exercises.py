@@ -235,3 +235,45 @@ async def check_memory_choice(spec: str | None) -> CheckResult:
     from .eval.exercise import check_memory_choice as check
 
     return await check(spec)
+
+
+# ---------------------------------------------------------------------------- lesson 07
+
+#: A tool output that leaks more than the agent needs (the exercise's input).
+LEAKY_ORDER_OUTPUT: dict[str, Any] = {
+    "order_id": "ORD-55120",
+    "status": "shipped",
+    "carrier": "UPS",
+    "customer_name": "Dana Whitfield",
+    "home_address": "12 Elm Street, Springfield",
+    "contact": "dana.whitfield@example.com",
+    "payment": {"card": "4111 1111 1111 1111", "amount_usd": 129.0},
+}
+
+
+def check_redaction(redactor: Any) -> CheckResult:
+    """Lesson 07: a Redactor that removes the customer's name and home address, masks the
+    email and the card number, and keeps what the agent needs (order id, status)."""
+    import json
+
+    from .redaction import Redactor
+
+    if redactor is None:
+        return _pending("`my_redactor`")
+    if not isinstance(redactor, Redactor):
+        return CheckResult(False, f"expected a ctxlab.Redactor, got {type(redactor).__name__}")
+    item = {"type": "function_call_output", "call_id": "call_ex7",
+            "output": json.dumps(LEAKY_ORDER_OUTPUT)}
+    redacted = redactor.redact_item(dict(item), "lookup_order")
+    text = str(redacted.get("output", ""))
+    leaks = [label for label, value in (
+        ("the customer's name", "Dana Whitfield"), ("the home address", "12 Elm Street"),
+        ("the email", "dana.whitfield@example.com"), ("the card number", "4111 1111 1111 1111"),
+    ) if value in text]
+    lost = [label for label, value in (("the order id", "ORD-55120"), ("the status", "shipped"))
+            if value not in text]
+    if leaks:
+        return CheckResult(False, f"still stored: {', '.join(leaks)}")
+    if lost:
+        return CheckResult(False, f"too much removed: {', '.join(lost)} must stay")
+    return CheckResult(True, f"stored as {text}")

@@ -16,7 +16,11 @@ from dataclasses import dataclass
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("email", re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")),
     ("url", re.compile(r"\bhttps?://[^\s<>\"')\]]+")),
-    ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b")),
+    # a date with a time of day: log lines, sensor samples (not something people quote)
+    ("timestamp", re.compile(
+        r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
+        r"(?:Z|[+-]\d{2}:?\d{2})?(?![\w:])")),
+    ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}\b")),
     ("time", re.compile(r"\b\d{1,2}:\d{2}(?:\s?[ap]m)?\b", re.I)),
     ("version", re.compile(r"\bv\d+(?:\.\d+){1,3}\b|\b\d+\.\d+\.\d+\b", re.I)),
     ("error_code", re.compile(
@@ -25,7 +29,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
                                r"unauthorized|bad request|internal|service|gateway))", re.I)),
     ("http_status", re.compile(r"\b(?:a|an|the|got|get|gets|getting|HTTP)\s+(4\d\d|5\d\d)\b"
                                r"(?!\d|[.,]\d|[:/-])", re.I)),
-    ("name", re.compile(r'"(?:registered_owner|owner|customer_name|full_name|name)"\s*:\s*'
+    ("name", re.compile(r'"(?:registered_owner|owner|owner_name|customer_name|full_name)"\s*:\s*'
                         r'"([A-Z][\w.\'-]+(?: [A-Z][\w.\'-]+){1,3})"')),
     ("name", re.compile(r"\b(?i:my name is|this is|registered to|account holder is)\s+"
                         r"([A-Z][a-z'-]+(?: [A-Z][a-z'-]+){1,2})\b")),
@@ -44,7 +48,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("long_number", re.compile(r"(?<![\w.-])\d{5,}(?![\w.-])")),
 ]
 
-#: Kinds whose values are exact identifiers (a summary must copy them verbatim).
+#: Kinds whose values are exact identifiers (a summary must copy them verbatim). Timestamps
+#: are left out: an event log's times are data, not details anyone asks about.
 STRICT_KINDS = frozenset(
     {"email", "date", "version", "error_code", "http_status", "prefixed_code", "account_id",
      "code", "phone", "long_number", "url", "name"}

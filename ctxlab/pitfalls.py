@@ -149,3 +149,25 @@ async def race_during_summary(
     folded = [it for batch in recorded for it in batch]
     lost = [it for it in items if it not in view and it not in folded]
     return RaceOutcome(racy.lost_items(items), lost, session)
+
+
+class SharedSessionService:
+    """WRONG on purpose: a chat handler with one session for every user.
+
+    It looks like :class:`ctxlab.registry.ChatService` but ignores who is calling: the
+    session lives at module level (here: on the handler), so every user's messages go into
+    one history and each user's agent sees the others' tickets and emails.
+    """
+
+    def __init__(self, agent: Any, session: Any):
+        self.agent = agent
+        self.session = session
+
+    def session_for(self, user_key: str) -> Any:
+        return self.session  # the bug: the same session whoever asks
+
+    async def reply(self, user_key: str, message: str) -> str:
+        from agents import Runner
+
+        result = await Runner.run(self.agent, message, session=self.session)
+        return str(result.final_output)

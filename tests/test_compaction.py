@@ -70,7 +70,7 @@ def test_json_preview_keeps_key_fields_identifiers_and_list_sizes():
                   "MacBook Pro 14-inch (2021, M1 Pro)", "event_log: [18 items]"):
         assert value in preview
     assert all(value in preview for value in strict_identifiers(DEVICE))
-    assert "32 timestamps 2026-11-10T14:58 … 2026-11-30T14:30" in preview
+    assert "32 timestamps 2026-11-10T14:58:00Z … 2026-11-30T14:30:00Z" in preview
     assert count_tokens(preview) < count_tokens(DEVICE) / 5
 
 

@@ -92,3 +92,15 @@ def test_memory_check():
     costly = arun(check_memory_setup(lambda: SummarizingSession(2, 3), lambda s: None))
     assert costly.passed is False and "45%" in costly.message
     assert arun(check_memory_setup(None, None)).passed is None
+
+
+def test_redaction_check():
+    from ctxlab import Redactor
+    from ctxlab.exercises import check_redaction
+
+    assert check_redaction(Redactor(drop_fields=["customer_name", "home_address"])).passed
+    assert check_redaction(Redactor()).passed is False
+    assert check_redaction(Redactor(drop_fields=["customer_name", "home_address", "order_id"],
+                                    )).passed is False
+    assert check_redaction("redact please").passed is False
+    assert check_redaction(None).passed is None

@@ -3,9 +3,10 @@ tool outputs, retrieved memory, structured state or the new input, with their to
 
 The model input is matched, in order, against the session's view (the items ``get_items``
 returns and their ledger entries): a matched item takes its entry's section (see
-:func:`ctxlab.widgets.budget.entry_section`); the newest user message and anything the
-session does not hold (items of this run not stored yet, items a filter added) count as
-``new_input``.
+:func:`ctxlab.widgets.budget.entry_section`); the newest user message and the items after
+it that the session does not hold yet (this run's tool calls) count as ``new_input``;
+earlier items the view no longer holds (read before this run's input moved a window)
+count as ``recent_turns``.
 """
 
 from __future__ import annotations
@@ -62,8 +63,14 @@ def input_sections(
     newest_user = max((i for i, it in enumerate(items) if is_user_message(it)), default=None)
     labels: list[str] = []
     for i, (item, pos) in enumerate(zip(items, matches, strict=True)):
-        mine = pos is None or i == newest_user
-        label = "new_input" if mine else entry_section(entries[pos])  # type: ignore[index]
+        if i == newest_user or (pos is None and newest_user is not None and i > newest_user):
+            label = "new_input"  # the new message, and this run's items not stored yet
+        elif pos is None:
+            # history the Runner read before this run's input was stored (a trimming window
+            # may have moved on since), or an item a filter inserted before the new input
+            label = "recent_turns"
+        else:
+            label = entry_section(entries[pos])
         labels.append(label)
         sections[label] += counter.count_item(item)
     return sections, labels

@@ -67,12 +67,16 @@ _KIND_LABELS: list[tuple[str, tuple[str, ...]]] = [
     ("Phones", ("phone",)),
     ("Versions", ("version",)),
     ("Other error codes", ("error_code", "http_status")),
-    ("Dates & times", ("date", "time")),
+    ("Dates & times", ("date", "timestamp", "time")),
     ("Amounts", ("money", "quantity")),
     ("Links", ("url",)),
 ]
-#: Kinds where a newer value replaces the older one (the rest accumulate).
-_SINGLE_VALUED = {"email", "phone", "version"}
+#: Kinds where a newer value replaces the older one (the rest accumulate). Generic
+#: versions accumulate: several programs have versions; the firmware is a typed fact.
+_SINGLE_VALUED = {"email", "phone"}
+#: More timestamps than this from the folded turns are reported as a count and a range
+#: (an event log's timestamps are not facts anyone asks for; plain dates are kept).
+_MAX_TIMESTAMPS = 4
 
 
 def gist(text: str, words: int) -> str:
@@ -289,6 +293,11 @@ class ExtractiveSummarizer:
             if ident.value in values:
                 values.remove(ident.value)
             values.append(ident.value)
+        stamps = by_kind.get("timestamp", [])
+        if len(stamps) > _MAX_TIMESTAMPS:
+            ordered = sorted(stamps)
+            by_kind["timestamp"] = [
+                f"{len(stamps)} timestamps from {ordered[0]} to {ordered[-1]}"]
         for label, kinds in _KIND_LABELS:
             parts: list[str] = []
             for kind in kinds:
