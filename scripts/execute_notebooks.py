@@ -5,9 +5,11 @@
     .venv/bin/python scripts/execute_notebooks.py notebooks/02_trimming.ipynb
 
 Runs with the offline backend forced (CTXLAB_BACKEND=offline, no API key), so committed
-outputs are the deterministic offline ones that nbval compares. Removes
-``metadata.widgets`` (widget state gets new ids on every run) and prints how long each
-notebook took.
+outputs are the deterministic offline ones that nbval compares. Widget state is not
+saved (it gets new ids on every run), so ``metadata.widgets`` and the outputs' widget-view
+references are removed: a committed notebook shows each widget's static HTML rendering
+(on GitHub, in nbconvert, and in JupyterLab until the cell is run again). Prints how long
+each notebook took.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import nbformat
 from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parent.parent
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 def execute(path: Path) -> float:
@@ -34,6 +37,8 @@ def execute(path: Path) -> float:
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+        for output in cell.get("outputs", []):
+            output.get("data", {}).pop(WIDGET_VIEW, None)
     nbformat.write(nb, path)
     return elapsed
 

@@ -89,7 +89,7 @@ def test_memory_check():
 
     assert arun(check_memory_setup(trimmed, with_state)).passed is True
     assert arun(check_memory_setup(trimmed, lambda s: None)).passed is False  # forgets
-    costly = arun(check_memory_setup(lambda: SummarizingSession(2, 3), lambda s: None))
+    costly = arun(check_memory_setup(lambda: SummarizingSession(3, 5), lambda s: None))
     assert costly.passed is False and "45%" in costly.message
     assert arun(check_memory_setup(None, None)).passed is None
 
