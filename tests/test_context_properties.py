@@ -59,3 +59,23 @@ def test_damaged_histories_are_repaired_in_filter_mode(items, budget):
         warnings.simplefilter("always")
         result = arun(manager.assemble_input([*items, {"role": "user", "content": "now?"}]))
     check(result, budget, caught, "now?")
+
+
+def test_shrinking_a_turn_never_strips_a_required_id():
+    from ctxlab.context import shrink_turn
+    from ctxlab.context.counting import RequestCounter
+
+    turn = [{"role": "user", "content": "search"},
+            {"type": "reasoning", "id": "rs_1", "summary": []},
+            {"type": "function_call", "call_id": "c1", "name": "lookup", "arguments": "{}",
+             "id": "fc_1"},
+            {"type": "function_call_output", "call_id": "c1", "output": "ok"},
+            {"type": "reasoning", "id": "rs_2", "summary": []},
+            {"type": "web_search_call", "id": "ws_1", "status": "completed",
+             "action": {"type": "search", "query": "x"}},
+            {"role": "assistant", "content": "found it"}]
+    shrunk = shrink_turn(turn, RequestCounter())
+    assert validate_items(shrunk) == []
+    assert "id" not in shrunk[1]  # the call's id pointed at the removed reasoning
+    assert [i.get("type", "message") for i in shrunk] == [
+        "message", "function_call", "function_call_output", "message"]

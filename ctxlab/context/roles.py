@@ -17,6 +17,7 @@ from typing import Any
 
 from ..compaction import COMPACTED_MARK, compact_tool_output, tool_names
 from ..items import content_text, is_output, item_text, item_type
+from ..schema import ItemSchema, item_schemas
 from .counting import RequestCounter
 
 #: What a shortened assistant reply ends with.
@@ -79,6 +80,9 @@ def shorten_assistant(
     }
 
 
+_NO_SCHEMA = ItemSchema("", frozenset(), frozenset())
+
+
 def shrink_turn(
     turn: Sequence[Mapping[str, Any]],
     counter: RequestCounter,
@@ -87,7 +91,8 @@ def shrink_turn(
     names: Mapping[str, str] | None = None,
 ) -> list[Mapping[str, Any]]:
     """One older turn, role-aware: user messages kept, assistant replies shortened, tool
-    outputs as previews, reasoning removed. The result is a valid sequence if ``turn`` is."""
+    outputs as previews, reasoning removed (with the ids of the items it preceded; a hosted
+    call that needs its id is left out). The result is a valid sequence if ``turn`` is."""
     names = dict(names or tool_names(turn))
     out: list[Mapping[str, Any]] = []
     drop_id = False
@@ -109,6 +114,11 @@ def shrink_turn(
             preview = _preview(text, names.get(str(item.get("call_id")), "tool"))
             out.append({**item, "output": preview} if len(preview) < len(text) else item)
         elif drop_id and "id" in item and kind != "message":
+            # Its reasoning is gone, so its id (which points at that reasoning) must go too.
+            # Types that cannot exist without an id (hosted calls such as web_search_call)
+            # are dropped from the shortened turn instead.
+            if "id" in item_schemas().get(kind, _NO_SCHEMA).required:
+                continue
             out.append({k: v for k, v in item.items() if k != "id"})
         else:
             out.append(item)
