@@ -17,6 +17,14 @@ ROOT = Path(__file__).resolve().parent.parent
 # Tests never call a real API: force the offline backend for this process and for the
 # notebook kernels nbval starts (they inherit this environment).
 os.environ["CTXLAB_BACKEND"] = "offline"
+
+# Property tests explore new random cases on every local run (a failure is a real bug, with
+# the case to reproduce it); CI runs a fixed set so that its verdict is reproducible.
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+    _hypothesis_settings.load_profile("ci")
 sys.path.insert(0, str(ROOT / "tests"))
 
 T = TypeVar("T")
