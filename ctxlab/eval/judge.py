@@ -25,20 +25,17 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
-from urllib.parse import urlparse
+from typing import Any
 
 from openai import AsyncOpenAI
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..backends import choose_backend
 from ..memory import strict_schema
-from ..openai_calls import call_create
+from ..openai_calls import Api, ModelCaller, call_create
 from ..summarizers.transcript import render_transcript
 from .cases import EvalCase, KeyFact
 from .results import EvalRun
-
-Api = Literal["auto", "responses", "chat"]
 
 #: The criteria and what each asks, in the order they are reported.
 RUBRIC: dict[str, str] = {
@@ -102,7 +99,7 @@ class JudgeVerdict(BaseModel):
         return {name: getattr(self, name).score for name in RUBRIC} | {"overall": self.overall}
 
 
-class SummaryJudge:
+class SummaryJudge(ModelCaller):
     """Judge summaries with a model through the ``openai`` client (sync or async).
 
     Args:
@@ -120,30 +117,12 @@ class SummaryJudge:
     def __init__(self, client: Any, model: str = "gpt-4.1-mini", *, api: Api = "auto",
                  max_tokens: int = 800, tool_trim_limit: int = 800,
                  prompt: str = JUDGE_PROMPT):
-        if client is None:
-            raise ValueError("SummaryJudge needs an openai client (OpenAI() or AsyncOpenAI())")
-        if not isinstance(model, str) or not model.strip():
-            raise ValueError(f"model must be a non-empty string, got {model!r}")
-        if api not in ("auto", "responses", "chat"):
-            raise ValueError(f"api must be 'auto', 'responses' or 'chat', got {api!r}")
-        for label, value in (("max_tokens", max_tokens), ("tool_trim_limit", tool_trim_limit)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{label} must be a positive integer, got {value!r}")
-        self.client = client
-        self.model = model
-        self.api: Api = api
-        self.max_tokens = max_tokens
-        self.tool_trim_limit = tool_trim_limit
+        super().__init__(client, model, api=api, max_tokens=max_tokens,
+                         tool_trim_limit=tool_trim_limit)
         self.prompt = prompt
 
     def __repr__(self) -> str:
         return f"SummaryJudge(model={self.model!r}, api={self.resolved_api()!r})"
-
-    def resolved_api(self) -> Literal["responses", "chat"]:
-        if self.api != "auto":
-            return self.api
-        host = urlparse(str(getattr(self.client, "base_url", "") or "")).hostname or ""
-        return "responses" if host in ("", "api.openai.com") else "chat"
 
     def build_user_message(self, items: Sequence[Mapping[str, Any]], summary: str,
                            facts: Sequence[KeyFact] = ()) -> str:
@@ -180,9 +159,7 @@ class SummaryJudge:
             raise ValueError("summary must be a non-empty string")
         kwargs = self.request(items, summary, facts)
         api = self.resolved_api()
-        create = (self.client.responses.create if api == "responses"
-                  else self.client.chat.completions.create)
-        response = await call_create(self.client, create, **kwargs)
+        response = await call_create(self.client, self.create_method(), **kwargs)
         return self.parse(self._text(response, api))
 
     @staticmethod

@@ -15,16 +15,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
-from urllib.parse import urlparse
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..openai_calls import call_create
+from ..openai_calls import Api, ModelCaller, call_create
 from ..summarizers.transcript import render_transcript
 from .state import StatePatch, SupportState
-
-Api = Literal["auto", "responses", "chat"]
 
 TURN_OPEN = "<turn>"
 TURN_CLOSE = "</turn>"
@@ -119,7 +116,7 @@ def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     return fix(model.model_json_schema())
 
 
-class LLMStateExtractor:
+class LLMStateExtractor(ModelCaller):
     """Extract a :class:`~ctxlab.memory.state.StatePatch` per turn with a model.
 
     Args:
@@ -145,31 +142,13 @@ class LLMStateExtractor:
         tool_trim_limit: int = 1500,
         prompt: str = STATE_PROMPT,
     ):
-        if client is None:
-            raise ValueError("LLMStateExtractor needs an openai client (OpenAI() or AsyncOpenAI())")
-        if not isinstance(model, str) or not model.strip():
-            raise ValueError(f"model must be a non-empty string, got {model!r}")
-        if api not in ("auto", "responses", "chat"):
-            raise ValueError(f"api must be 'auto', 'responses' or 'chat', got {api!r}")
-        for label, value in (("max_tokens", max_tokens), ("tool_trim_limit", tool_trim_limit)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{label} must be a positive integer, got {value!r}")
-        self.client = client
-        self.model = model
-        self.api: Api = api
-        self.max_tokens = max_tokens
-        self.tool_trim_limit = tool_trim_limit
+        super().__init__(client, model, api=api, max_tokens=max_tokens,
+                         tool_trim_limit=tool_trim_limit)
         self.prompt = prompt
         self.name = f"LLMStateExtractor({model})"
 
     def __repr__(self) -> str:
         return f"LLMStateExtractor(model={self.model!r}, api={self.resolved_api()!r})"
-
-    def resolved_api(self) -> Literal["responses", "chat"]:
-        if self.api != "auto":
-            return self.api
-        host = urlparse(str(getattr(self.client, "base_url", "") or "")).hostname or ""
-        return "responses" if host in ("", "api.openai.com") else "chat"
 
     def build_user_message(self, items: Sequence[Mapping[str, Any]], state: SupportState) -> str:
         """The user message: the current state as JSON, then the delimited turn."""
@@ -223,11 +202,7 @@ class LLMStateExtractor:
         """Ask the model for this turn's update and return it as a patch."""
         state = state or SupportState()
         kwargs = self.request(items, state)
-        if self.resolved_api() == "responses":
-            create = self.client.responses.create
-        else:
-            create = self.client.chat.completions.create
-        response = await call_create(self.client, create, **kwargs)
+        response = await call_create(self.client, self.create_method(), **kwargs)
         return self.parse(self._text(response))
 
     def _text(self, response: Any) -> str:

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
-from urllib.parse import urlparse
+from typing import Any
 
-from ..openai_calls import call_create
+from ..openai_calls import Api, ModelCaller, call_create
 from .base import SummaryResult
 from .prompt import SUMMARY_PROMPT, TRANSCRIPT_CLOSE, TRANSCRIPT_OPEN
 from .transcript import render_transcript
 
-Api = Literal["auto", "responses", "chat"]
 
-
-class LLMSummarizer:
+class LLMSummarizer(ModelCaller):
     """Summarize with a model through the ``openai`` client (sync ``OpenAI`` or ``AsyncOpenAI``).
 
     Args:
@@ -43,28 +40,10 @@ class LLMSummarizer:
         prompt: str = SUMMARY_PROMPT,
         name: str | None = None,
     ):
-        if client is None:
-            raise ValueError("LLMSummarizer needs an openai client (OpenAI() or AsyncOpenAI())")
-        if not isinstance(model, str) or not model:
-            raise ValueError(f"model must be a non-empty string, got {model!r}")
-        for label, value in (("max_tokens", max_tokens), ("tool_trim_limit", tool_trim_limit)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{label} must be a positive integer, got {value!r}")
-        if api not in ("auto", "responses", "chat"):
-            raise ValueError(f"api must be 'auto', 'responses' or 'chat', got {api!r}")
-        self.client = client
-        self.model = model
-        self.max_tokens = max_tokens
-        self.tool_trim_limit = tool_trim_limit
-        self.api: Api = api
+        super().__init__(client, model, api=api, max_tokens=max_tokens,
+                         tool_trim_limit=tool_trim_limit)
         self.prompt = prompt
         self.name = name or f"LLMSummarizer({model})"
-
-    def resolved_api(self) -> Literal["responses", "chat"]:
-        if self.api != "auto":
-            return self.api
-        host = urlparse(str(getattr(self.client, "base_url", "") or "")).hostname or ""
-        return "responses" if host in ("", "api.openai.com") else "chat"
 
     def build_user_message(self, items: list[dict[str, Any]]) -> str:
         transcript = render_transcript(items, tool_trim_limit=self.tool_trim_limit)
@@ -80,7 +59,6 @@ class LLMSummarizer:
         user_message = self.build_user_message(items)
         api = self.resolved_api()
         if api == "responses":
-            create = self.client.responses.create
             kwargs: dict[str, Any] = {
                 "model": self.model,
                 "input": [
@@ -90,7 +68,6 @@ class LLMSummarizer:
                 "max_output_tokens": self.max_tokens,
             }
         else:
-            create = self.client.chat.completions.create
             kwargs = {
                 "model": self.model,
                 "messages": [
@@ -99,7 +76,7 @@ class LLMSummarizer:
                 ],
                 "max_tokens": self.max_tokens,
             }
-        response = await call_create(self.client, create, **kwargs)
+        response = await call_create(self.client, self.create_method(), **kwargs)
         return self._parse(response, api)
 
     def _parse(self, response: Any, api: str) -> SummaryResult:
