@@ -88,3 +88,32 @@ def test_first_model_call_of_a_turn_gets_window_plus_new_input():
                          "message"]
 
     arun(go())
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["run", "run_streamed"])
+def test_summarizing_session_under_the_runner(streamed):
+    from ctxlab import SummarizingSession
+
+    turns = 6
+    model = ScriptedModel(script(turns))
+    agent = Agent(name="support", instructions="Help.", model=model, tools=[check_warranty])
+    session = SummarizingSession(keep_last_n_turns=1, context_limit=2, session_id="sum-run")
+
+    async def go():
+        for t in range(turns):
+            if streamed:
+                result = Runner.run_streamed(agent, f"question {t}", session=session)
+                async for _ in result.stream_events():
+                    pass
+            else:
+                result = await Runner.run(agent, f"question {t}", session=session)
+        model.assert_complete()
+        for call in model.calls:
+            assert validate_items(call.input, check_keys=False) == []
+        last = model.calls[-2].input  # first call of the last turn: summary pair, then turns
+        assert item_text(last[0]).startswith("Please summarize")
+        assert "question 0" in item_text(last[1])  # the summary reaches the model
+        assert session.summary is not None and session.summary.turns[0] == 1
+        assert len(await session.raw_items()) == turns * 4
+
+    arun(go())
