@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 
-import httpx
 import pytest
-from openai import AsyncOpenAI, OpenAI
 
 from ctxlab.eval import (
     RUBRIC,
@@ -19,7 +18,9 @@ from ctxlab.eval import (
 )
 from ctxlab.eval.judge import JUDGE_PROMPT, SKIPPED_OFFLINE
 
+import openai_mock as mock
 from conftest import arun, assistant, user
+from openai_mock import Recorder, async_client, sync_client
 
 VERDICT = {
     "key_details": {"score": 4, "rationale": "All ids kept; the RMA is missing."},
@@ -33,40 +34,9 @@ ITEMS = [user("Ticket TCK-48213, email old@example.com"), assistant("Noted."),
          assistant("Updated.")]
 
 
-class Recorder:
-    def __init__(self, reply: dict, status: int = 200):
-        self.reply, self.status = reply, status
-        self.requests: list[dict] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append({"url": str(request.url), "body": json.loads(request.content)})
-        return httpx.Response(self.status, json=self.reply)
-
-
-def responses_reply(text: str) -> dict:
-    return {
-        "id": "resp_1", "object": "response", "created_at": 0, "model": "gpt-4.1",
-        "status": "completed", "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
-        "output": [{"id": "msg_1", "type": "message", "role": "assistant", "status": "completed",
-                    "content": [{"type": "output_text", "text": text, "annotations": []}]}],
-        "usage": {"input_tokens": 900, "output_tokens": 120, "total_tokens": 1020,
-                  "input_tokens_details": {"cached_tokens": 0},
-                  "output_tokens_details": {"reasoning_tokens": 0}},
-    }
-
-
-def chat_reply(content: str | None, refusal: str | None = None) -> dict:
-    message: dict = {"role": "assistant", "content": content}
-    if refusal:
-        message["refusal"] = refusal
-    return {"id": "c1", "object": "chat.completion", "created": 0, "model": "llama3.2",
-            "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
-            "usage": {"prompt_tokens": 500, "completion_tokens": 80, "total_tokens": 580}}
-
-
-def async_client(recorder: Recorder, base_url: str | None = None) -> AsyncOpenAI:
-    return AsyncOpenAI(api_key="sk-test", base_url=base_url,
-                       http_client=httpx.AsyncClient(transport=httpx.MockTransport(recorder)))
+responses_reply = partial(mock.responses_reply, model="gpt-4.1", input_tokens=900,
+                          output_tokens=120)
+chat_reply = partial(mock.chat_reply, prompt_tokens=500, completion_tokens=80)
 
 
 def test_the_responses_request_asks_for_the_strict_verdict_schema():
@@ -111,8 +81,7 @@ def test_a_compatible_server_gets_chat_completions_with_a_response_format():
 
 def test_a_sync_client_works_too():
     recorder = Recorder(responses_reply(json.dumps(VERDICT)))
-    client = OpenAI(api_key="sk-test",
-                    http_client=httpx.Client(transport=httpx.MockTransport(recorder)))
+    client = sync_client(recorder)
     assert arun(SummaryJudge(client).judge(ITEMS, "summary")).format.score == 5
 
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 
-import httpx
 import pytest
 from agents import Runner, set_tracing_disabled
-from openai import AsyncOpenAI, OpenAI
 
 from ctxlab import (
     OfflineSupportModel,
@@ -31,7 +30,9 @@ from ctxlab.memory import (
 )
 from ctxlab.memory.llm_extract import TURN_CLOSE, TURN_OPEN, StateUpdate
 
+import openai_mock as mock
 from conftest import arun, assistant, call, output, user
+from openai_mock import Recorder, async_client, sync_client
 
 set_tracing_disabled(True)
 
@@ -234,41 +235,13 @@ REPLY = {
 }
 
 
-class Recorder:
-    def __init__(self, reply: dict):
-        self.reply = reply
-        self.requests: list[dict] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append({"url": str(request.url), "body": json.loads(request.content)})
-        return httpx.Response(200, json=self.reply)
-
-
-def responses_reply(text: str) -> dict:
-    return {
-        "id": "resp_1", "object": "response", "created_at": 0, "model": "gpt-4.1-mini",
-        "status": "completed", "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
-        "output": [{"id": "msg_1", "type": "message", "role": "assistant", "status": "completed",
-                    "content": [{"type": "output_text", "text": text, "annotations": []}]}],
-        "usage": {"input_tokens": 300, "output_tokens": 80, "total_tokens": 380,
-                  "input_tokens_details": {"cached_tokens": 0},
-                  "output_tokens_details": {"reasoning_tokens": 0}},
-    }
-
-
-def chat_reply(text: str) -> dict:
-    return {
-        "id": "chat_1", "object": "chat.completion", "created": 0, "model": "llama3.2",
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": text}}],
-        "usage": {"prompt_tokens": 200, "completion_tokens": 60, "total_tokens": 260},
-    }
+responses_reply = partial(mock.responses_reply, input_tokens=300, output_tokens=80)
+chat_reply = partial(mock.chat_reply, prompt_tokens=200, completion_tokens=60)
 
 
 def test_llm_extractor_responses_api_request_and_parsing():
     recorder = Recorder(responses_reply(json.dumps(REPLY)))
-    client = AsyncOpenAI(api_key="sk-test", http_client=httpx.AsyncClient(
-        transport=httpx.MockTransport(recorder)))
+    client = async_client(recorder, api_key="sk-test")
     memory = StateMemory(LLMStateExtractor(client, model="gpt-4.1-mini"))
     arun(memory.update(TURN))
     (request,) = recorder.requests
@@ -292,8 +265,7 @@ def test_llm_extractor_responses_api_request_and_parsing():
 
 def test_llm_extractor_chat_api_sync_client_and_bad_replies():
     recorder = Recorder(chat_reply(json.dumps(REPLY)))
-    client = OpenAI(api_key="sk-test", base_url="http://localhost:11434/v1",
-                    http_client=httpx.Client(transport=httpx.MockTransport(recorder)))
+    client = sync_client(recorder, "http://localhost:11434/v1", api_key="sk-test")
     extractor = LLMStateExtractor(client, model="llama3.2")
     assert extractor.resolved_api() == "chat"
     patch = arun(extractor.extract(TURN, state=SupportState()))
