@@ -10,7 +10,7 @@
    milliseconds per call (the first call, which counts every item once, separately).
 2. **The lookup spike and its fix.** The course agent on the offline model, four turns that
    call ``lookup_device`` in the second; tokens of every model call with and without
-   :class:`~ctxlab.compaction.ToolOutputCompactor`.
+   :class:`~ctxlab.context.compaction.ToolOutputCompactor`.
 3. **State vs full history** on the seed support conversation: tokens of the rendered state
    message against the tokens of the full history, turn by turn.
 """
@@ -36,11 +36,11 @@ from ctxlab import (
     seed_support_conversation,
     segment_turns,
 )
-from ctxlab.agent import SUPPORT_INSTRUCTIONS, SUPPORT_TOOLS
-from ctxlab.compaction import ToolOutputCompactor
 from ctxlab.context import ContextManager, RetrievedBlock
+from ctxlab.context.compaction import ToolOutputCompactor
+from ctxlab.course.agent import SUPPORT_INSTRUCTIONS, SUPPORT_TOOLS
+from ctxlab.course.offline import catalog
 from ctxlab.memory import StateMemory
-from ctxlab.offline import catalog
 
 set_tracing_disabled(True)
 BULKY = json.dumps(catalog.device_record("C02XK1ZJG8WP"))

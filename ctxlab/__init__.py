@@ -1,11 +1,20 @@
 """ctxlab: short-term memory for AI agents built on the OpenAI Agents SDK.
 
-The public names below are stable across releases; modules behind them may move.
+The public names below are stable across releases; the modules behind them may move.
+
+The library (``ctxlab.core``, ``policies``, ``sessions``, ``stores``, ``context``,
+``summarizers``, ``memory``, ``observe``) is imported here. The course support
+(``ctxlab.course``: the offline teaching model, the support agent, corpora), evaluation
+(``ctxlab.eval``) and visualisation (``ctxlab.viz``: widgets and plots, which need the
+``notebook`` extra) load on first use of one of their names, so ``import ctxlab`` stays
+light and works on a core-only install.
 """
 
-from .agent import SUPPORT_INSTRUCTIONS, SUPPORT_TOOLS, make_support_agent
-from .backends import Backend, BackendConfigError, choose_backend, describe_backend
-from .compaction import ToolOutputCompactor, compact_tool_output
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .context import (
     AssembledContext,
     ContextBudgetWarning,
@@ -13,37 +22,21 @@ from .context import (
     RetrievedBlock,
     compose_filters,
 )
-from .corpora import (
-    Conversation,
-    Fact,
-    chat_to_responses,
-    load_abcd,
-    load_conversation_file,
-    load_tau_bench,
-    locate_facts,
-    seed_router_flow,
-    seed_support_conversation,
-    seed_trimming_flow,
+from .context.compaction import (
+    ToolOutputCompactor,
+    compact_tool_output,
 )
-from .eval import (
-    EvalCase,
-    EvalRun,
-    KeyFact,
-    RecallProbe,
-    Strategy,
-    StrategyReplay,
-    SummaryJudge,
-    compare,
-    evaluate,
-    judge_run,
-    load_cases,
-    parse_strategy,
-    planted_case,
-    planted_corpus,
-    sweep,
+from .core.facts import (
+    FACT_KINDS,
+    Found,
+    find_facts,
+    latest_fact,
 )
-from .identifiers import find_identifiers, identifier_values
-from .items import (
+from .core.identifiers import (
+    find_identifiers,
+    identifier_values,
+)
+from .core.items import (
     ITEM_KINDS,
     content_text,
     describe_items,
@@ -54,7 +47,57 @@ from .items import (
     model_safe,
     shape_problem,
 )
-from .ledger import STATE_COLORS, STATES, Ledger, LedgerEntry
+from .core.ledger import (
+    STATE_COLORS,
+    STATES,
+    Ledger,
+    LedgerEntry,
+)
+from .core.redaction import (
+    Redactor,
+)
+from .core.redaction import (
+    Rule as RedactionRule,
+)
+from .core.sections import (
+    FULL_HISTORY,
+    SECTIONS,
+    budget_sections,
+    full_tokens,
+    sent_tokens,
+    snapshot_sections,
+    tokens_per_turn,
+)
+from .core.session_ids import (
+    InvalidSessionIdError,
+    check_session_id,
+    new_session_id,
+)
+from .core.tokens import (
+    ITEM_OVERHEAD_TOKENS,
+    TokenCounter,
+    count_item_tokens,
+    count_items_tokens,
+    count_request_tokens,
+    count_tokens,
+    encoding_for_model,
+    get_token_counter,
+)
+from .core.turns import (
+    Segmentation,
+    Turn,
+    segment_turns,
+    turn_starts,
+)
+from .core.validate import (
+    InvalidSequenceError,
+    Problem,
+    assert_valid,
+    is_valid,
+    repair,
+    safe_cut,
+    validate_items,
+)
 from .memory import (
     DenseIndex,
     FTS5Index,
@@ -65,19 +108,21 @@ from .memory import (
     StatePatch,
     SupportState,
 )
-from .observe import ContextDebugLog, TokenAlert, TokenMonitor
-from .offline import FACT_KINDS, Found, OfflineSupportModel, find_facts, latest_fact
-from .redaction import Redactor
-from .redaction import Rule as RedactionRule
-from .registry import ChatService, SessionRegistry
-from .replay import Snapshot, replay, runner_batches
-from .session_ids import InvalidSessionIdError, check_session_id, new_session_id
+from .observe import (
+    ContextDebugLog,
+    TokenAlert,
+    TokenMonitor,
+)
 from .sessions import (
     MemorySession,
     SummarizingSession,
     SummaryRecord,
     TokenBudgetWarning,
     TrimmingSession,
+)
+from .sessions.registry import (
+    ChatService,
+    SessionRegistry,
 )
 from .stores import (
     Checkpoint,
@@ -97,66 +142,148 @@ from .summarizers import (
     Summarizer,
     SummaryResult,
 )
-from .tokens import (
-    ITEM_OVERHEAD_TOKENS,
-    TokenCounter,
-    count_item_tokens,
-    count_items_tokens,
-    count_request_tokens,
-    count_tokens,
-    encoding_for_model,
-    get_token_counter,
-)
-from .turns import Segmentation, Turn, segment_turns, turn_starts
-from .validate import (
-    InvalidSequenceError,
-    Problem,
-    assert_valid,
-    is_valid,
-    repair,
-    safe_cut,
-    validate_items,
-)
-from .widgets.budget import (
-    FULL_HISTORY,
-    SECTION_COLORS,
-    SECTIONS,
-    budget_sections,
-    full_tokens,
-    sent_tokens,
-    snapshot_sections,
-    tokens_per_turn,
-)
 
 __version__ = "0.1.0"
 
-# Widgets and plots need the notebook extra (ipywidgets, matplotlib): load them on first use
-# so that `import ctxlab` works on a core-only install.
-_LAZY = {
-    "SessionView": "ctxlab.widgets",
-    "ReplayView": "ctxlab.widgets",
-    "BudgetBar": "ctxlab.widgets",
-    "plot_tokens_per_turn": "ctxlab.plots",
-    "plot_context_timeline": "ctxlab.plots",
-    "plot_budget_bars": "ctxlab.plots",
-    "plot_window_parts": "ctxlab.plots",
-    "plot_run_cost": "ctxlab.plots",
-    "plot_turn_distribution": "ctxlab.plots",
-    "plot_recall_vs_tokens": "ctxlab.eval.plots",
-    "plot_survival": "ctxlab.eval.plots",
-    "plot_cost_per_100_turns": "ctxlab.eval.plots",
-    "plot_sweep": "ctxlab.eval.plots",
+#: Public names of the course, evaluation and visualisation packages, loaded on first use.
+_LAZY: dict[str, tuple[str, str]] = {
+    "Backend": ("ctxlab.course.backends", "Backend"),
+    "BackendConfigError": ("ctxlab.course.backends", "BackendConfigError"),
+    "BudgetBar": ("ctxlab.viz.widgets", "BudgetBar"),
+    "Conversation": ("ctxlab.course.corpora", "Conversation"),
+    "EvalCase": ("ctxlab.eval", "EvalCase"),
+    "EvalRun": ("ctxlab.eval", "EvalRun"),
+    "Fact": ("ctxlab.course.corpora", "Fact"),
+    "KeyFact": ("ctxlab.eval", "KeyFact"),
+    "OfflineSupportModel": ("ctxlab.course.offline", "OfflineSupportModel"),
+    "RecallProbe": ("ctxlab.eval", "RecallProbe"),
+    "ReplayView": ("ctxlab.viz.widgets", "ReplayView"),
+    "SECTION_COLORS": ("ctxlab.viz.palette", "SECTION_COLORS"),
+    "SUPPORT_INSTRUCTIONS": ("ctxlab.course.agent", "SUPPORT_INSTRUCTIONS"),
+    "SUPPORT_TOOLS": ("ctxlab.course.agent", "SUPPORT_TOOLS"),
+    "SessionView": ("ctxlab.viz.widgets", "SessionView"),
+    "Snapshot": ("ctxlab.eval.replay", "Snapshot"),
+    "Strategy": ("ctxlab.eval", "Strategy"),
+    "StrategyReplay": ("ctxlab.eval", "StrategyReplay"),
+    "SummaryJudge": ("ctxlab.eval", "SummaryJudge"),
+    "chat_to_responses": ("ctxlab.course.corpora", "chat_to_responses"),
+    "choose_backend": ("ctxlab.course.backends", "choose_backend"),
+    "compare": ("ctxlab.eval", "compare"),
+    "describe_backend": ("ctxlab.course.backends", "describe_backend"),
+    "evaluate": ("ctxlab.eval", "evaluate"),
+    "judge_run": ("ctxlab.eval", "judge_run"),
+    "load_abcd": ("ctxlab.course.corpora", "load_abcd"),
+    "load_cases": ("ctxlab.eval", "load_cases"),
+    "load_conversation_file": ("ctxlab.course.corpora", "load_conversation_file"),
+    "load_tau_bench": ("ctxlab.course.corpora", "load_tau_bench"),
+    "locate_facts": ("ctxlab.course.corpora", "locate_facts"),
+    "make_support_agent": ("ctxlab.course.agent", "make_support_agent"),
+    "parse_strategy": ("ctxlab.eval", "parse_strategy"),
+    "planted_case": ("ctxlab.eval", "planted_case"),
+    "planted_corpus": ("ctxlab.eval", "planted_corpus"),
+    "plot_budget_bars": ("ctxlab.viz.plots.lessons", "plot_budget_bars"),
+    "plot_context_timeline": ("ctxlab.viz.plots.lessons", "plot_context_timeline"),
+    "plot_cost_per_100_turns": ("ctxlab.viz.plots.evaluation", "plot_cost_per_100_turns"),
+    "plot_recall_vs_tokens": ("ctxlab.viz.plots.evaluation", "plot_recall_vs_tokens"),
+    "plot_run_cost": ("ctxlab.viz.plots.lessons", "plot_run_cost"),
+    "plot_survival": ("ctxlab.viz.plots.evaluation", "plot_survival"),
+    "plot_sweep": ("ctxlab.viz.plots.evaluation", "plot_sweep"),
+    "plot_tokens_per_turn": ("ctxlab.viz.plots.lessons", "plot_tokens_per_turn"),
+    "plot_turn_distribution": ("ctxlab.viz.plots.lessons", "plot_turn_distribution"),
+    "plot_window_parts": ("ctxlab.viz.plots.lessons", "plot_window_parts"),
+    "replay": ("ctxlab.eval.replay", "replay"),
+    "runner_batches": ("ctxlab.eval.replay", "runner_batches"),
+    "seed_router_flow": ("ctxlab.course.corpora", "seed_router_flow"),
+    "seed_support_conversation": ("ctxlab.course.corpora", "seed_support_conversation"),
+    "seed_trimming_flow": ("ctxlab.course.corpora", "seed_trimming_flow"),
+    "sweep": ("ctxlab.eval", "sweep"),
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
+def __getattr__(name: str) -> Any:
+    spec = _LAZY.get(name)
+    if spec is None:
         raise AttributeError(f"module 'ctxlab' has no attribute {name!r}")
-    import importlib
+    value = getattr(importlib.import_module(spec[0]), spec[1])
+    globals()[name] = value  # later lookups skip this function
+    return value
 
-    return getattr(importlib.import_module(module), name)
 
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
+if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerly
+    from .course.agent import (
+        SUPPORT_INSTRUCTIONS,
+        SUPPORT_TOOLS,
+        make_support_agent,
+    )
+    from .course.backends import (
+        Backend,
+        BackendConfigError,
+        choose_backend,
+        describe_backend,
+    )
+    from .course.corpora import (
+        Conversation,
+        Fact,
+        chat_to_responses,
+        load_abcd,
+        load_conversation_file,
+        load_tau_bench,
+        locate_facts,
+        seed_router_flow,
+        seed_support_conversation,
+        seed_trimming_flow,
+    )
+    from .course.offline import (
+        OfflineSupportModel,
+    )
+    from .eval import (
+        EvalCase,
+        EvalRun,
+        KeyFact,
+        RecallProbe,
+        Strategy,
+        StrategyReplay,
+        SummaryJudge,
+        compare,
+        evaluate,
+        judge_run,
+        load_cases,
+        parse_strategy,
+        planted_case,
+        planted_corpus,
+        sweep,
+    )
+    from .eval.replay import (
+        Snapshot,
+        replay,
+        runner_batches,
+    )
+    from .viz.palette import (
+        SECTION_COLORS,
+    )
+    from .viz.plots.evaluation import (
+        plot_cost_per_100_turns,
+        plot_recall_vs_tokens,
+        plot_survival,
+        plot_sweep,
+    )
+    from .viz.plots.lessons import (
+        plot_budget_bars,
+        plot_context_timeline,
+        plot_run_cost,
+        plot_tokens_per_turn,
+        plot_turn_distribution,
+        plot_window_parts,
+    )
+    from .viz.widgets import (
+        BudgetBar,
+        ReplayView,
+        SessionView,
+    )
 
 __all__ = [
     "FACT_KINDS",

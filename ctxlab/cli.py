@@ -90,7 +90,7 @@ def _parser() -> argparse.ArgumentParser:
                          "(default 4; 0 for none)")
     ev.add_argument("--price-model", default="gpt-4.1-mini", metavar="MODEL",
                     help="price tokens as this model's input (default gpt-4.1-mini; see "
-                         "ctxlab.costs.PRICES)")
+                         "ctxlab.course.costs.PRICES)")
     ev.add_argument("--workers", type=int, default=1, metavar="N",
                     help="processes to spread the conversations over (offline only; default 1)")
     ev.add_argument("--llm-summaries", action="store_true",
@@ -154,7 +154,7 @@ def _positive(value: int, flag: str, minimum: int = 1) -> int:
 
 
 async def _eval(args: argparse.Namespace, out: TextIO) -> int:
-    from .backends import choose_backend, default_summarizer
+    from .course.backends import choose_backend, default_summarizer
     from .eval import (
         DEFAULT_STRATEGIES,
         evaluate,
@@ -232,9 +232,9 @@ def _progress(total: int, quiet: bool) -> Any:
 
 
 async def _replay(args: argparse.Namespace, out: TextIO) -> int:
-    from .corpora import load_conversation_file
+    from .core.items import describe_items
+    from .course.corpora import load_conversation_file
     from .eval import StrategyReplay, case_from_items, parse_strategies
-    from .items import describe_items
 
     _positive(args.width, "--width", 20)
     try:

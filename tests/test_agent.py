@@ -11,7 +11,7 @@ from agents.testing import ScriptedModel, assistant_message, function_call
 from agents.tool_context import ToolContext
 
 from ctxlab import count_tokens
-from ctxlab.agent import (
+from ctxlab.course.agent import (
     SUPPORT_INSTRUCTIONS,
     SUPPORT_TOOLS,
     check_warranty,
@@ -19,9 +19,9 @@ from ctxlab.agent import (
     lookup_device,
     make_support_agent,
 )
-from ctxlab.backends import choose_backend
-from ctxlab.offline import DEVICES, TICKETS, OfflineSupportModel
-from ctxlab.offline.catalog import AS_OF, rma_number
+from ctxlab.course.backends import choose_backend
+from ctxlab.course.offline import DEVICES, TICKETS, OfflineSupportModel
+from ctxlab.course.offline.catalog import AS_OF, rma_number
 
 from conftest import arun
 

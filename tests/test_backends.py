@@ -7,7 +7,7 @@ import socket
 import pytest
 from agents import OpenAIChatCompletionsModel
 
-from ctxlab.backends import (
+from ctxlab.course.backends import (
     BACKEND_CHOICES,
     DEFAULT_OPENAI_MODEL,
     PLACEHOLDER_API_KEY,
@@ -16,7 +16,7 @@ from ctxlab.backends import (
     choose_backend,
     describe_backend,
 )
-from ctxlab.offline import OfflineSupportModel
+from ctxlab.course.offline import OfflineSupportModel
 
 BASE_URL = "http://localhost:11434/v1"
 

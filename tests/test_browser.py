@@ -57,7 +57,7 @@ UI_TIMEOUT_MS = 60_000
 
 CONVERSATION_CELL = """\
 from ctxlab import TrimmingSession
-from ctxlab.widgets import ReplayView, SessionView
+from ctxlab.viz.widgets import ReplayView, SessionView
 
 def user(text):
     return {"role": "user", "content": text}

@@ -10,7 +10,7 @@ from agents import SQLiteSession
 from agents.memory import SessionSettings
 
 from ctxlab import SummarizingSession, TrimmingSession, item_text
-from ctxlab.session_ids import InvalidSessionIdError
+from ctxlab.core.session_ids import InvalidSessionIdError
 from ctxlab.stores import StoreConflictError, StoreError
 
 from conftest import SEED_FLOW, arun, assistant, user

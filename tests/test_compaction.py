@@ -19,13 +19,13 @@ from ctxlab import (
     make_support_agent,
     validate_items,
 )
-from ctxlab.compaction import (
+from ctxlab.context.compaction import (
     COMPACTED_MARK,
     ToolOutputCompactor,
     compact_tool_output,
 )
-from ctxlab.identifiers import STRICT_KINDS
-from ctxlab.offline import catalog
+from ctxlab.core.identifiers import STRICT_KINDS
+from ctxlab.course.offline import catalog
 
 from conftest import arun, assistant, call, output, user
 
@@ -171,7 +171,7 @@ def test_as_a_filter_under_the_runner_it_removes_the_lookup_spike_from_later_cal
 
 def test_comparison_with_the_sdk_trimmer_on_the_seed_conversation():
     from ctxlab import seed_support_conversation
-    from ctxlab.compaction import compare_with_sdk_trimmer
+    from ctxlab.context.compaction import compare_with_sdk_trimmer
 
     ours, sdk = compare_with_sdk_trimmer(seed_support_conversation().items)
     assert ours.name.startswith("ctxlab") and sdk.name.startswith("SDK")

@@ -21,8 +21,6 @@ from ctxlab import (
     sent_tokens,
     validate_items,
 )
-from ctxlab.agent import SUPPORT_TOOLS
-from ctxlab.compaction import COMPACTED_MARK, ToolOutputCompactor
 from ctxlab.context import (
     RETRIEVED_HEADER,
     SHORTENED_MARK,
@@ -34,7 +32,9 @@ from ctxlab.context import (
     shrink_turn,
     split_model_input,
 )
-from ctxlab.offline import catalog
+from ctxlab.context.compaction import COMPACTED_MARK, ToolOutputCompactor
+from ctxlab.course.agent import SUPPORT_TOOLS
+from ctxlab.course.offline import catalog
 from ctxlab.sessions import TokenBudgetWarning
 
 from conftest import arun, assistant, call, output, reasoning, user

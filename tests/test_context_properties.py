@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctxlab import count_request_tokens, item_text, validate_items
-from ctxlab.compaction import ToolOutputCompactor
 from ctxlab.context import ContextBudgetWarning, ContextManager, RetrievedBlock
+from ctxlab.context.compaction import ToolOutputCompactor
 
 from conftest import arun
 from strategies import history, messy_history

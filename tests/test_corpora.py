@@ -1,4 +1,4 @@
-"""ctxlab.corpora: real transcripts, seed conversations and user logs as valid Responses items."""
+"""ctxlab.course.corpora: transcripts, seed conversations and user logs as valid items."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
-from ctxlab.corpora import (
+from ctxlab.core.items import item_kind, item_text, item_type
+from ctxlab.core.validate import validate_items
+from ctxlab.course.corpora import (
     TAU_FACT_KEYS,
     Conversation,
     Fact,
@@ -23,8 +25,6 @@ from ctxlab.corpora import (
     seed_support_conversation,
     seed_trimming_flow,
 )
-from ctxlab.items import item_kind, item_text, item_type
-from ctxlab.validate import validate_items
 
 DATA = resources.files("ctxlab") / "data"
 

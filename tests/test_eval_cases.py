@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxlab import OfflineSupportModel, seed_support_conversation
+from ctxlab.course.offline.intents import read_intent
 from ctxlab.eval import (
     KIND_QUESTIONS,
     EvalCase,
@@ -21,7 +22,6 @@ from ctxlab.eval import (
     load_corpora,
 )
 from ctxlab.eval.cases import mark_answerable, probes_at
-from ctxlab.offline.intents import read_intent
 
 from conftest import assistant, call, output, user
 

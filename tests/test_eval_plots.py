@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ctxlab.eval import evaluate, load_cases, sweep
-from ctxlab.eval.plots import (
+from ctxlab.viz.plots.evaluation import (
     plot_cost_per_100_turns,
     plot_recall_vs_tokens,
     plot_survival,

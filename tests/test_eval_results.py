@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from ctxlab.costs import Price, cost_usd
+from ctxlab.course.costs import Price, cost_usd
 from ctxlab.eval import (
     EvalRun,
     SweepPoint,

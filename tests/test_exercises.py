@@ -5,16 +5,16 @@ from __future__ import annotations
 from agents import SQLiteSession, set_tracing_disabled
 
 from ctxlab import TrimmingSession, make_support_agent, seed_trimming_flow
-from ctxlab.costs import cost_usd
-from ctxlab.exercises import (
+from ctxlab.course.costs import cost_usd
+from ctxlab.course.offline import OfflineSupportModel
+from ctxlab.course.runs import run_conversation
+from ctxlab.eval.exercises import (
     check_quickstart,
     check_run_cost,
     check_smallest_window,
     check_summarizing_setup,
     smallest_window_for_ticket,
 )
-from ctxlab.offline import OfflineSupportModel
-from ctxlab.runs import run_conversation
 
 from conftest import arun
 
@@ -68,7 +68,7 @@ def test_summarizing_check():
 
 def test_budget_check():
     from ctxlab import ContextManager, ToolOutputCompactor
-    from ctxlab.exercises import check_budget_setup
+    from ctxlab.eval.exercises import check_budget_setup
 
     assert arun(check_budget_setup(ContextManager(2500, compactor=ToolOutputCompactor()))).passed
     forgetful = arun(check_budget_setup(ContextManager(2500)))
@@ -79,7 +79,7 @@ def test_budget_check():
 
 def test_memory_check():
     from ctxlab import ContextManager, StateMemory, SummarizingSession
-    from ctxlab.exercises import check_memory_setup
+    from ctxlab.eval.exercises import check_memory_setup
 
     def trimmed():
         return TrimmingSession("m", max_turns=3)
@@ -96,7 +96,7 @@ def test_memory_check():
 
 def test_redaction_check():
     from ctxlab import Redactor
-    from ctxlab.exercises import check_redaction
+    from ctxlab.eval.exercises import check_redaction
 
     assert check_redaction(Redactor(drop_fields=["customer_name", "home_address"])).passed
     assert check_redaction(Redactor()).passed is False

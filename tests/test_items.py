@@ -13,8 +13,8 @@ from ctxlab import (
     model_safe,
     shape_problem,
 )
-from ctxlab.items import pair_key, unknown_keys
-from ctxlab.schema import CALL_OUTPUT_TYPES, item_schemas, known_types
+from ctxlab.core.items import pair_key, unknown_keys
+from ctxlab.core.schema import CALL_OUTPUT_TYPES, item_schemas, known_types
 
 from conftest import assistant, call, output, reasoning, user
 

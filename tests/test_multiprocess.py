@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from ctxlab import item_text, segment_turns, validate_items
-from ctxlab.digest import prefix_digest
+from ctxlab.core.digest import prefix_digest
 
 from conftest import arun
 from store_backends import Backend, conversation

@@ -10,9 +10,9 @@ from agents import Agent, RunConfig, Runner, SQLiteSession, function_tool, set_t
 from agents.testing import ScriptedModel, assistant_message, function_call
 
 from ctxlab import SummarizingSession, TrimmingSession, validate_items
+from ctxlab.core.redaction import Redactor
+from ctxlab.core.session_ids import InvalidSessionIdError
 from ctxlab.observe import RECORD_SECTIONS, ContextDebugLog, TokenAlert, TokenMonitor
-from ctxlab.redaction import Redactor
-from ctxlab.session_ids import InvalidSessionIdError
 
 from conftest import arun
 from fakes import RecordingSummarizer

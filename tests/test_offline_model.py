@@ -15,8 +15,8 @@ from agents.models.interface import Model
 from pydantic import BaseModel
 
 from ctxlab import TrimmingSession, count_request_tokens, item_text, validate_items
-from ctxlab.agent import SUPPORT_INSTRUCTIONS, SUPPORT_TOOLS, make_support_agent
-from ctxlab.offline import (
+from ctxlab.course.agent import SUPPORT_INSTRUCTIONS, SUPPORT_TOOLS, make_support_agent
+from ctxlab.course.offline import (
     FACT_KINDS,
     FACT_LABELS,
     INSTRUCTIONS_INDEX,
@@ -25,8 +25,8 @@ from ctxlab.offline import (
     find_facts,
     latest_fact,
 )
-from ctxlab.offline.catalog import rma_number
-from ctxlab.offline.model import text_deltas
+from ctxlab.course.offline.catalog import rma_number
+from ctxlab.course.offline.model import text_deltas
 
 from conftest import arun, assistant, call, output, user
 
@@ -530,7 +530,7 @@ def test_a_summary_keeps_what_trimming_would_lose():
 
 def test_canned_text_contains_no_identifiers_of_its_own():
     """Every value in a reply must come from the input, so the templates hold none."""
-    from ctxlab.offline import PLAYBOOK, replies
+    from ctxlab.course.offline import PLAYBOOK, replies
 
     texts = [replies.GREETING, replies.THANKS, replies.FALLBACK_QUESTION, replies.NO_USER_MESSAGE]
     for symptom in PLAYBOOK:

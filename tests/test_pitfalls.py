@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from ctxlab import SummarizingSession, TrimmingSession, segment_turns, validate_items
-from ctxlab.pitfalls import RecheckingSummarizer, flatten_tool_items, last_n_items
+from ctxlab.course.pitfalls import RecheckingSummarizer, flatten_tool_items, last_n_items
 
 from conftest import arun, assistant, call, output, user
 from fakes import RecordingSummarizer
@@ -79,7 +79,7 @@ def test_rechecking_after_the_await_loses_items_and_cas_does_not():
 
 def test_race_during_summary_reports_losses_for_the_pitfall_only():
     from ctxlab import seed_router_flow
-    from ctxlab.pitfalls import race_during_summary
+    from ctxlab.course.pitfalls import race_during_summary
 
     items = seed_router_flow().items
     outcome = arun(race_during_summary(items, first=5))

@@ -9,15 +9,16 @@ from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 
 from ctxlab import STATE_COLORS, Ledger, TrimmingSession
-from ctxlab.plots import (
+from ctxlab.core.sections import FULL_HISTORY, SECTION_LABELS, budget_sections
+from ctxlab.eval.replay import Snapshot, replay
+from ctxlab.viz.palette import SECTION_COLORS
+from ctxlab.viz.plots.lessons import (
     NEW_INPUT,
     plot_budget_bars,
     plot_context_timeline,
     plot_tokens_per_turn,
     timeline_states,
 )
-from ctxlab.replay import Snapshot, replay
-from ctxlab.widgets.budget import FULL_HISTORY, SECTION_COLORS, SECTION_LABELS, budget_sections
 
 from conftest import arun, user
 from test_widgets import CONVERSATION, SUMMARIZED, TURN_STARTS, entry
@@ -186,8 +187,8 @@ def _records():
     from agents import SQLiteSession, set_tracing_disabled
 
     from ctxlab import make_support_agent
-    from ctxlab.offline import OfflineSupportModel
-    from ctxlab.runs import run_conversation
+    from ctxlab.course.offline import OfflineSupportModel
+    from ctxlab.course.runs import run_conversation
 
     set_tracing_disabled(True)
     return arun(run_conversation(
@@ -197,7 +198,7 @@ def _records():
 
 
 def test_window_parts_bars_stack_to_the_first_call():
-    from ctxlab.plots import PART_LABELS, plot_window_parts
+    from ctxlab.viz.plots.lessons import PART_LABELS, plot_window_parts
 
     records = _records()
     fig = plot_window_parts(records)
@@ -214,8 +215,8 @@ def test_window_parts_bars_stack_to_the_first_call():
 
 
 def test_run_cost_lines_end_at_the_total():
-    from ctxlab.costs import cost_usd
-    from ctxlab.plots import plot_run_cost
+    from ctxlab.course.costs import cost_usd
+    from ctxlab.viz.plots.lessons import plot_run_cost
 
     records = _records()
     fig = plot_run_cost({"full history": records}, model="gpt-4.1")

@@ -65,7 +65,7 @@ def test_notebooks_are_committed_executed_and_complete(path):
     text = "\n".join("".join(c["source"]) for c in nb["cells"])
     assert "In this lesson you will" in text or "you will" in text, "goals up front"
     assert "## Exercise" in text
-    assert re.search(r"from ctxlab\.exercises import [^\n]*check_", text), "exercise check"
+    assert re.search(r"from ctxlab\.eval\.exercises import [^\n]*check_", text), "exercise check"
     assert "## Try it with a real model" in text
     assert "nest_asyncio.apply" not in text
 

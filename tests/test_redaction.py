@@ -10,7 +10,7 @@ from agents import Agent, Runner, SQLiteSession, function_tool, set_tracing_disa
 from agents.testing import ScriptedModel, assistant_message, function_call
 
 from ctxlab import SummarizingSession, TrimmingSession, item_text
-from ctxlab.redaction import Redactor, Rule, luhn_valid
+from ctxlab.core.redaction import Redactor, Rule, luhn_valid
 
 from conftest import arun, assistant, call, output, user
 from fakes import RecordingSummarizer
@@ -73,7 +73,7 @@ def test_custom_rules_and_kinds():
     assert [item_text(i) for i in redacted] == [
         "my ticket [ticket]", "TCK-48213 noted", "[ticket] is open"]
     assert items[0]["content"] == "my ticket TCK-48213"  # copies; the input is untouched
-    with pytest.raises(ValueError, match="rules must be ctxlab\\.redaction\\.Rule"):
+    with pytest.raises(ValueError, match="rules must be ctxlab\\.core\\.redaction\\.Rule"):
         Redactor(["TCK"])  # type: ignore[list-item]
 
 

@@ -6,9 +6,9 @@ import pytest
 from agents import set_tracing_disabled
 
 from ctxlab import InvalidSessionIdError, TrimmingSession, make_support_agent
-from ctxlab.offline import OfflineSupportModel
-from ctxlab.pitfalls import SharedSessionService
-from ctxlab.registry import ChatService, SessionRegistry
+from ctxlab.course.offline import OfflineSupportModel
+from ctxlab.course.pitfalls import SharedSessionService
+from ctxlab.sessions.registry import ChatService, SessionRegistry
 
 from conftest import arun
 

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from ctxlab import TrimmingSession, validate_items
-from ctxlab.replay import replay, runner_batches
+from ctxlab.eval.replay import replay, runner_batches
 
 from conftest import SEED_FLOW, arun, assistant, call, output, reasoning, user
 

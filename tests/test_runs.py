@@ -6,9 +6,9 @@ import pytest
 from agents import SQLiteSession, set_tracing_disabled
 
 from ctxlab import TrimmingSession, make_support_agent
-from ctxlab.costs import PRICES, Price, cost_usd, price_for
-from ctxlab.offline import OfflineSupportModel
-from ctxlab.runs import WINDOW_PARTS, run_conversation
+from ctxlab.course.costs import PRICES, Price, cost_usd, price_for
+from ctxlab.course.offline import OfflineSupportModel
+from ctxlab.course.runs import WINDOW_PARTS, run_conversation
 
 from conftest import arun
 

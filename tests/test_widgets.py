@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from ctxlab import STATE_COLORS, STATES, Ledger, LedgerEntry, TrimmingSession
-from ctxlab.items import item_text
-from ctxlab.replay import Snapshot, replay
-from ctxlab.tokens import get_token_counter
-from ctxlab.widgets import (
+from ctxlab.core.items import item_text
+from ctxlab.core.tokens import get_token_counter
+from ctxlab.eval.replay import Snapshot, replay
+from ctxlab.viz.widgets import (
     FULL_HISTORY,
     SECTIONS,
     BudgetBar,
@@ -32,7 +32,7 @@ from ctxlab.widgets import (
     snapshot_sections,
     tokens_per_turn,
 )
-from ctxlab.widgets.chips import group_entries, kind_label, text_color
+from ctxlab.viz.widgets.chips import group_entries, kind_label, text_color
 
 from conftest import arun, assistant, call, output, reasoning, user
 
@@ -200,19 +200,19 @@ def test_snapshot_sections_count_the_new_input_and_tokens_per_turn_skips_the_fin
 
 
 def test_budget_and_plots_work_without_ipywidgets(monkeypatch: pytest.MonkeyPatch):
-    import ctxlab
+    import ctxlab.viz
 
     # restore the package attributes the re-imports below rebind
-    monkeypatch.setattr(ctxlab, "widgets", ctxlab.widgets)
-    monkeypatch.setattr(ctxlab, "plots", getattr(ctxlab, "plots", None), raising=False)
-    for name in [n for n in sys.modules if n.startswith(("ctxlab.widgets", "ctxlab.plots"))]:
+    monkeypatch.setattr(ctxlab.viz, "widgets", importlib.import_module("ctxlab.viz.widgets"))
+    monkeypatch.setattr(ctxlab.viz, "plots", importlib.import_module("ctxlab.viz.plots"))
+    for name in [n for n in sys.modules if n.startswith(("ctxlab.viz.widgets", "ctxlab.viz.plot"))]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "ipywidgets", None)  # "not installed"
-    budget = importlib.import_module("ctxlab.widgets.budget")
-    plots = importlib.import_module("ctxlab.plots")
+    budget = importlib.import_module("ctxlab.core.sections")
+    plots = importlib.import_module("ctxlab.viz.plots.lessons")
     assert budget.budget_sections(SUMMARIZED)["summary"] == 52
     assert plots.plot_budget_bars({"a": {"summary": 1}}).axes
-    package = importlib.import_module("ctxlab.widgets")
+    package = importlib.import_module("ctxlab.viz.widgets")
     with pytest.raises(ImportError, match=r"needs ipywidgets: pip install 'ctxlab\[notebook\]'"):
         package.SessionView  # noqa: B018
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):

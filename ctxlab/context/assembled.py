@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..items import item_text, preview
-from ..widgets.budget import SECTIONS
+from ..core.items import item_text, preview
+from ..core.sections import SECTIONS
 
 if TYPE_CHECKING:
     from agents.run_config import ModelInputData
@@ -18,10 +18,10 @@ class AssembledContext:
 
     ``items`` go to the model with ``instructions``; ``item_sections`` names the section of
     each item (same length as ``items``); ``sections`` holds the tokens of every section of
-    :data:`ctxlab.widgets.budget.SECTIONS` (``instructions`` includes the tool schemas and
+    :data:`ctxlab.core.sections.SECTIONS` (``instructions`` includes the tool schemas and
     any stored preamble; ``tool_tokens`` and ``preamble_tokens`` give those parts). The
     sections add up to ``total``, which equals
-    ``ctxlab.tokens.count_request_tokens(instructions, items, tools)["total"]``.
+    ``ctxlab.core.tokens.count_request_tokens(instructions, items, tools)["total"]``.
 
     ``floor`` is what can never be dropped (instructions, tool schemas, preamble, the
     current turn); ``dropped`` says, in order, what was left out to meet ``budget`` and
@@ -89,5 +89,5 @@ class AssembledContext:
 
 
 def empty_sections() -> dict[str, int]:
-    """Every section of :data:`~ctxlab.widgets.budget.SECTIONS` at zero tokens."""
+    """Every section of :data:`~ctxlab.core.sections.SECTIONS` at zero tokens."""
     return dict.fromkeys(SECTIONS, 0)

@@ -2,7 +2,7 @@
 
 The Runner copies the history before every model call, so items cannot be cached by
 identity; their text repeats, though. :class:`RequestCounter` memoizes counts by text and
-adds them up exactly as :func:`ctxlab.tokens.count_request_tokens` does, so a total it
+adds them up exactly as :func:`ctxlab.core.tokens.count_request_tokens` does, so a total it
 reports equals that function's ``total`` (and the usage :class:`ctxlab.OfflineSupportModel`
 reports for the same request).
 """
@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from ..items import item_text
-from ..tokens import (
+from ..core.items import item_text
+from ..core.tokens import (
     DEFAULT_ENCODING,
     ITEM_OVERHEAD_TOKENS,
     TokenCounter,
@@ -27,7 +27,7 @@ class RequestCounter:
     """Exact token counts of instructions, tool schemas and items, memoized by text.
 
     Args:
-        counter: the :class:`~ctxlab.tokens.TokenCounter` to use (o200k_base by default).
+        counter: the :class:`~ctxlab.core.tokens.TokenCounter` to use (o200k_base by default).
         cache_size: how many distinct texts to remember (least recently used go first).
     """
 

@@ -28,7 +28,7 @@ If they alone exceed the budget the call is sent anyway with nothing else, and a
 
 Token counts are exact (o200k_base) and honest: the instructions (plus per-item overhead)
 and the JSON schema of every tool offered count too, exactly as
-:func:`ctxlab.tokens.count_request_tokens` counts a request.
+:func:`ctxlab.core.tokens.count_request_tokens` counts a request.
 
 A state or retrieval source that raises does not fail the call: it goes without that
 section, and the error is logged and kept in :attr:`ContextManager.source_errors`.
@@ -46,12 +46,12 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..compaction import ToolOutputCompactor
-from ..items import is_output, is_user_message, model_safe
+from ..core.items import is_output, is_user_message, model_safe
+from ..core.tokens import TokenCounter
+from ..core.validate import repair
 from ..summarizers.base import SUMMARY_SHADOW_PROMPT
-from ..tokens import TokenCounter
-from ..validate import repair
 from .assembled import AssembledContext, empty_sections
+from .compaction import ToolOutputCompactor
 from .counting import RequestCounter
 from .roles import shrink_turn
 from .sources import (
@@ -158,7 +158,7 @@ class ContextManager:
         retriever: a retrieval source (a callable taking the new input's text and returning
             :class:`~ctxlab.context.RetrievedBlock` s, most relevant first; may be async),
             such as a :class:`~ctxlab.memory.Recall`.
-        compactor: a :class:`~ctxlab.compaction.ToolOutputCompactor`: older bulky tool
+        compactor: a :class:`~ctxlab.context.compaction.ToolOutputCompactor`: older bulky tool
             outputs become previews (in this call only), turn by turn as turns are counted.
         role_aware: shorten older turns (see the module docstring) before dropping them.
         protect_recent_turns: with ``role_aware``, how many of the newest earlier turns stay

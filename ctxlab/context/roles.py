@@ -2,7 +2,7 @@
 
 What a user said is the intent the conversation serves, so it is kept word for word. What
 the assistant said can be shortened (its first sentences carry most of it), tool outputs
-become structured previews (:func:`ctxlab.compaction.compact_tool_output`: key fields and
+become structured previews (:func:`ctxlab.context.compaction.compact_tool_output`: key fields and
 identifiers), and reasoning items go (the API would reject an assistant message whose
 reasoning item was removed while it still carries its ``id``, so model-emitted items that
 followed a removed reasoning item lose their ``id`` too).
@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from ..compaction import COMPACTED_MARK, compact_tool_output, tool_names
-from ..items import content_text, is_output, item_text, item_type
-from ..schema import ItemSchema, item_schemas
+from ..core.items import content_text, is_output, item_text, item_type
+from ..core.schema import ItemSchema, item_schemas
+from .compaction import COMPACTED_MARK, compact_tool_output, tool_names
 from .counting import RequestCounter
 
 #: What a shortened assistant reply ends with.

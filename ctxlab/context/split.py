@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..items import content_text, is_user_message, item_type
+from ..core.items import content_text, is_user_message, item_type
 from ..summarizers.base import SUMMARY_SHADOW_PROMPT
 
 Item = Mapping[str, Any]

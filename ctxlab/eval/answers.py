@@ -8,7 +8,7 @@ superseded value instead.
 
 Offline (the default, :class:`ctxlab.OfflineSupportModel`) only probes whose fact kind the
 offline model can recall are asked (ticket, serial, firmware, error code, email, order, RMA,
-reservation; :data:`ctxlab.offline.FACT_KINDS`), and only when the question has one right
+reservation; :data:`ctxlab.course.offline.FACT_KINDS`), and only when the question has one right
 answer (``RecallProbe.answerable``). The offline model is deterministic, so identical views
 get the cached reply. With a real model configured the same probes are asked (or every
 probe, with ``scope="all"``) and nothing is cached.
@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from agents import Agent, RunConfig, Runner
 
-from ..offline import OfflineSupportModel
+from ..course.offline import OfflineSupportModel
 from .cases import KeyFact, RecallProbe
 
 AnswerScope = Literal["offline-kinds", "all"]

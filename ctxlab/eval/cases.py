@@ -13,7 +13,7 @@ An :class:`EvalCase` is what every memory strategy is replayed on. It holds
   asked after the last turn.
 
 A probe is *answerable offline* when its fact has a kind the offline model can recall
-(:data:`ctxlab.offline.FACT_KINDS`) and the full history's latest value of that kind is the
+(:data:`ctxlab.course.offline.FACT_KINDS`) and the full history's latest value of that kind is the
 expected one, so "what was my ticket number?" has exactly one right answer. Only such probes
 are asked through the agent by default (see :mod:`ctxlab.eval.answers`).
 """
@@ -27,11 +27,11 @@ from functools import cached_property
 from itertools import pairwise
 from typing import Any
 
-from ..corpora import Conversation
-from ..items import item_kind
-from ..offline.facts import FACT_KINDS, FACT_LABELS, find_facts, latest_fact
-from ..turns import segment_turns
-from ..validate import validate_items
+from ..core.facts import FACT_KINDS, FACT_LABELS, find_facts, latest_fact
+from ..core.items import item_kind
+from ..core.turns import segment_turns
+from ..core.validate import validate_items
+from ..course.corpora import Conversation
 
 #: The question a probe asks for each offline fact kind (each one is read by the offline
 #: model as a recall request for exactly that kind; tests check this).
@@ -73,7 +73,7 @@ class KeyFact:
     ``name`` says which fact it is (``"email"``, ``"issue2.serial"``, ``"reservation_id"``);
     several values may share a name (an old and a new email). ``category`` groups facts for
     survival tables (the kind of value: ``"serial"``, ``"constraint"``, ``"user_id"``);
-    ``kind`` is its :data:`ctxlab.offline.FACT_KINDS` kind, or None when the offline model
+    ``kind`` is its :data:`ctxlab.course.offline.FACT_KINDS` kind, or None when the offline model
     cannot recall it. ``first_item`` / ``first_turn`` locate the first mention and
     ``where`` is that item's kind (``"user"``, ``"tool_output"``, ...). ``superseded_by``
     and ``superseded_turn`` say which value replaced this one, and when. ``whole_word`` and
@@ -241,8 +241,8 @@ def key_facts_from(
     whole_word: bool = False,
     ignore_case: bool = False,
 ) -> tuple[KeyFact, ...]:
-    """The answer key of a :class:`~ctxlab.corpora.Conversation`: one fact per mentioned
-    :class:`~ctxlab.corpora.Fact` (facts the chat never mentions cannot be kept and are
+    """The answer key of a :class:`~ctxlab.course.corpora.Conversation`: one fact per mentioned
+    :class:`~ctxlab.course.corpora.Fact` (facts the chat never mentions cannot be kept and are
     left out). ``kinds`` maps fact names to offline kinds (default :data:`NAME_KINDS`)."""
     kinds = NAME_KINDS if kinds is None else kinds
     seg = segment_turns(conversation.items)
@@ -336,7 +336,7 @@ def case_from_items(
     find: bool = True,
 ) -> EvalCase:
     """A case from your own items. With ``find`` the answer key is every typed fact the
-    offline patterns find (:func:`ctxlab.offline.find_facts`: tickets, serials, emails, ...),
+    offline patterns find (:func:`ctxlab.course.offline.find_facts`: tickets, serials, emails, ...),
     probed after the last turn; a later value of a single-valued kind (email, firmware)
     supersedes the earlier one."""
     items = [dict(it) for it in items]

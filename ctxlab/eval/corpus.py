@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from ..corpora import (
+from ..course.corpora import (
     load_abcd,
     load_conversation_file,
     load_tau_bench,

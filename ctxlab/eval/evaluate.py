@@ -23,9 +23,9 @@ from typing import Any
 
 from agents import Agent
 
-from ..agent import make_support_agent
-from ..backends import choose_backend, offline_backend
-from ..costs import PRICES, Price
+from ..course.agent import make_support_agent
+from ..course.backends import choose_backend, offline_backend
+from ..course.costs import PRICES, Price
 from .answers import OFFLINE_NOTE, AnswerScope, ProbeAsker, is_offline
 from .cases import EvalCase
 from .metrics import CaseResult, evaluate_case
@@ -120,7 +120,7 @@ async def evaluate(
         scope: ``"offline-kinds"`` (default) or ``"all"`` (see :mod:`ctxlab.eval.answers`).
         max_answer_probes: at most this many answer probes per case and strategy (None: all).
         price_model: the model whose price turns tokens into dollars.
-        prices: the price table (default :data:`ctxlab.costs.PRICES`, editable).
+        prices: the price table (default :data:`ctxlab.course.costs.PRICES`, editable).
         run_id: the run's id (default: timestamp and config hash, :func:`new_run_id`).
         summarizer: for ``summarize:K/L`` specs (default: the offline extractive one).
         corpora: the corpus specs the cases came from (recorded in the config).
@@ -132,7 +132,7 @@ async def evaluate(
     table = dict(PRICES if prices is None else prices)
     if price_model not in table:
         raise ValueError(f"no price for model {price_model!r}; known: {', '.join(sorted(table))}"
-                         " (add it to ctxlab.costs.PRICES or pass prices=)")
+                         " (add it to ctxlab.course.costs.PRICES or pass prices=)")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
     if agent is None:

@@ -10,9 +10,9 @@ code changes.
 
 from __future__ import annotations
 
-from ..exercises import CheckResult
 from .corpus import load_cases
 from .evaluate import evaluate
+from .exercises import CheckResult
 from .strategies import parse_strategy
 
 #: Six planted conversations of 30-50 turns (seeds 100-105).

@@ -30,9 +30,9 @@ from typing import Any
 from openai import AsyncOpenAI
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..backends import choose_backend
+from ..core.openai_calls import Api, ModelCaller, call_create
+from ..course.backends import choose_backend
 from ..memory import strict_schema
-from ..openai_calls import Api, ModelCaller, call_create
 from ..summarizers.transcript import render_transcript
 from .cases import EvalCase, KeyFact
 from .results import EvalRun

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from ..context import RequestCounter
-from ..validate import validate_items
+from ..core.validate import validate_items
 from .answers import AnswerScope, ProbeAsker, wants_answer
 from .cases import EvalCase, KeyFact, RecallProbe
 from .replayer import ModelCall, StrategyReplay

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..items import item_text
+from ..core.items import item_text
 from .cases import TOOL_OUTPUT, USER, EvalCase, KeyFact, mark_answerable, probes_at
 
 #: Bumped when the generator's output changes for a given seed.

@@ -5,7 +5,7 @@ then calls the model with (instructions, history + new input); after each tool r
 stores the round and calls the model again with the round appended; finally it stores the
 assistant's reply. A ``call_model_input_filter`` sees (and may replace) every one of those
 model inputs. :class:`StrategyReplay` does the same with recorded items instead of a model,
-using the Runner's batches (:func:`ctxlab.replay.runner_batches`), and yields one
+using the Runner's batches (:func:`ctxlab.eval.replay.runner_batches`), and yields one
 :class:`ModelCall` per model call: what the session returned, what the transform made of
 it, and what the full history would have sent.
 
@@ -14,7 +14,7 @@ call with the probe's question as the new input, made just before turn ``t``'s i
 stored, and never stored itself. Session operations (``get_items``, ``add_items``) and the
 transform are timed.
 
-The difference from :func:`ctxlab.replay.replay` is that this also reproduces the model
+The difference from :func:`ctxlab.eval.replay.replay` is that this also reproduces the model
 calls inside a turn's tool loop and applies a transform, which evaluation needs.
 """
 
@@ -29,12 +29,12 @@ from functools import cached_property
 from typing import Any
 
 from ..context import ContextBudgetWarning, RequestCounter
-from ..items import is_output, is_user_message, item_text
-from ..ledger import Ledger
-from ..replay import runner_batches
+from ..core.items import is_output, is_user_message, item_text
+from ..core.ledger import Ledger
+from ..core.tokens import ITEM_OVERHEAD_TOKENS
 from ..sessions import TokenBudgetWarning
-from ..tokens import ITEM_OVERHEAD_TOKENS
 from .cases import EvalCase, RecallProbe
+from .replay import runner_batches
 from .strategies import Strategy, Transform, parse_strategy, shared_counter
 
 #: The timed operations, in report order.
@@ -89,7 +89,7 @@ class ModelCall:
 
 
 def items_text(items: Sequence[Mapping[str, Any]]) -> str:
-    """The text of a list of items, one item per line (:func:`ctxlab.items.item_text`)."""
+    """The text of a list of items, one item per line (:func:`ctxlab.core.items.item_text`)."""
     return "\n".join(item_text(item) for item in items)
 
 

@@ -12,7 +12,7 @@ aggregates them per strategy (:class:`StrategySummary`); :meth:`EvalRun.save` wr
 * ``<run_id>.turns.csv``: one row per turn and strategy (tokens).
 
 Dollar figures are computed from token counts with the run's price table when summarized,
-so editing :data:`ctxlab.costs.PRICES` (or the config's ``prices``) re-prices a saved run.
+so editing :data:`ctxlab.course.costs.PRICES` (or the config's ``prices``) re-prices a saved run.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..costs import PRICES, Price, cost_usd
+from ..course.costs import PRICES, Price, cost_usd
 from .metrics import CaseResult
 
 #: Format of the saved JSON (bumped on incompatible changes).
@@ -175,7 +175,7 @@ class EvalRun:
         return str(self.config.get("price_model", "gpt-4.1-mini"))
 
     def price_table(self) -> dict[str, Price]:
-        """The run's prices (the config's table over :data:`ctxlab.costs.PRICES`)."""
+        """The run's prices (the config's table over :data:`ctxlab.course.costs.PRICES`)."""
         table = dict(PRICES)
         for name, value in (self.config.get("prices") or {}).items():
             table[name] = Price(float(value["input"]), float(value["output"]))

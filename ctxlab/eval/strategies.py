@@ -37,9 +37,9 @@ from typing import Any, Literal
 
 from agents.memory import SessionSettings
 
-from ..compaction import ToolOutputCompactor
 from ..context import ContextManager, RequestCounter
-from ..items import clone
+from ..context.compaction import ToolOutputCompactor
+from ..core.items import clone
 from ..memory import Recall, StateMemory
 from ..sessions import SummarizingSession, TrimmingSession
 from ..summarizers import ExtractiveSummarizer

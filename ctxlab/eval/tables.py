@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..items import preview
+from ..core.items import preview
 from .cases import EvalCase
 from .results import EvalRun, StrategySummary
 

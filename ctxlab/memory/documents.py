@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..compaction import compact_tool_output, tool_names
+from ..context.compaction import compact_tool_output, tool_names
 from ..context.counting import RequestCounter
 from ..context.roles import shorten_text
-from ..items import is_call, is_output, item_kind, item_text, item_type, pair_key
-from ..ledger import DROPPED, SUMMARIZED, LedgerEntry
+from ..core.items import is_call, is_output, item_kind, item_text, item_type, pair_key
+from ..core.ledger import DROPPED, SUMMARIZED, LedgerEntry
 from .fts import Doc
 
 Item = Mapping[str, Any]

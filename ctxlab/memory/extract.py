@@ -2,12 +2,12 @@
 
 It reuses the course's shared definitions instead of new patterns where they exist:
 
-* :func:`ctxlab.offline.facts.find_facts` for ticket, serial, firmware, error code, email,
+* :func:`ctxlab.core.facts.find_facts` for ticket, serial, firmware, error code, email,
   order, RMA and reservation values (the latest one said in conversation wins over one
   only seen in tool traffic);
-* :func:`ctxlab.identifiers.find_identifiers` for names, phone numbers and account ids
+* :func:`ctxlab.core.identifiers.find_identifiers` for names, phone numbers and account ids
   (snake_case ids such as ``mia_li_3668``) in user messages;
-* :func:`ctxlab.offline.playbook.match_symptoms` for the issue category;
+* :func:`ctxlab.memory.playbook.match_symptoms` for the issue category;
 * top-level JSON fields of tool outputs (``model``, ``status`` next to an id, ``membership``,
   a ``name`` object, a ``reservations`` list) and the arguments of tool calls (``user_id``,
   ``reservation_id``, ...).
@@ -32,11 +32,11 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..compaction import KEY_FIELD, tool_names
-from ..identifiers import find_identifiers
-from ..items import is_call, is_output, item_kind, item_text, item_type
-from ..offline.facts import find_facts, latest_fact
-from ..offline.playbook import match_symptoms
+from ..context.compaction import KEY_FIELD, tool_names
+from ..core.facts import find_facts, latest_fact
+from ..core.identifiers import find_identifiers
+from ..core.items import is_call, is_output, item_kind, item_text, item_type
+from .playbook import match_symptoms
 from .state import StatePatch, SupportState
 
 Item = Mapping[str, Any]

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..openai_calls import Api, ModelCaller, call_create
+from ..core.openai_calls import Api, ModelCaller, call_create
 from ..summarizers.transcript import render_transcript
 from .state import StatePatch, SupportState
 

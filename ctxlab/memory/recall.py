@@ -27,8 +27,8 @@ from typing import Any, Protocol
 
 from ..context.counting import RequestCounter
 from ..context.sources import RetrievedBlock, retrieved_message
-from ..tokens import TokenCounter
-from ..turns import segment_turns
+from ..core.tokens import TokenCounter
+from ..core.turns import segment_turns
 from .documents import evicted_turns, render_turn, turn_docs
 from .fts import Doc, FTS5Index
 from .versions import session_version

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..context.sources import developer_message
-from ..tokens import DEFAULT_ENCODING, get_token_counter
+from ..core.tokens import DEFAULT_ENCODING, get_token_counter
 from .state import SupportState
 
 STATE_HEADER = "Conversation state (kept by the memory system; latest values win"

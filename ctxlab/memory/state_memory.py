@@ -24,8 +24,8 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from ..items import is_user_message
-from ..ledger import LedgerEntry
+from ..core.items import is_user_message
+from ..core.ledger import LedgerEntry
 from .extract import RuleBasedStateExtractor
 from .render import render_state, state_message
 from .state import Change, StatePatch, SupportState
@@ -157,7 +157,7 @@ class StateMemory:
         return changes
 
     async def update_from_ledger(self, ledger: Iterable[LedgerEntry]) -> list[Change]:
-        """Extract from the stored items a :class:`~ctxlab.ledger.Ledger` describes (each
+        """Extract from the stored items a :class:`~ctxlab.core.ledger.Ledger` describes (each
         entry's text and kind; synthetic entries are skipped), turn by turn."""
         items: list[Item] = []
         waiting: deque[str] = deque()  # call ids of rebuilt calls still without an output
@@ -172,7 +172,7 @@ class StateMemory:
         return await self.feed(items)
 
     async def update_from_snapshots(self, snapshots: Sequence[Any]) -> list[Change]:
-        """Extract from a replay (:func:`ctxlab.replay`): the last snapshot's ledger lists
+        """Extract from a replay (:func:`ctxlab.eval.replay`): the last snapshot's ledger lists
         every stored item; its new input, if any, comes last."""
         if not snapshots:
             return []

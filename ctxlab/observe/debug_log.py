@@ -28,8 +28,8 @@ import time
 from pathlib import Path
 from typing import Any, Literal
 
-from ..redaction import Redactor
-from ..session_ids import check_session_id
+from ..core.redaction import Redactor
+from ..core.session_ids import check_session_id
 from .ledger_diff import LedgerState, ledger_diff
 from .monitor import TokenMonitor
 from .sections import input_sections
@@ -157,6 +157,6 @@ class ContextDebugLog:
 
 
 def _kind(item: Any) -> str:
-    from ..items import item_kind
+    from ..core.items import item_kind
 
     return item_kind(item) if isinstance(item, dict) else type(item).__name__

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ledger import Ledger
+from ..core.ledger import Ledger
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.tokens import ITEM_OVERHEAD_TOKENS, TokenCounter, get_token_counter, tool_schema_text
 from ..sessions.base import check_positive_int
-from ..tokens import ITEM_OVERHEAD_TOKENS, TokenCounter, get_token_counter, tool_schema_text
 
 logger = logging.getLogger("ctxlab.monitor")
 

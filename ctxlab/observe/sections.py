@@ -3,7 +3,7 @@ tool outputs, retrieved memory, structured state or the new input, with their to
 
 The model input is matched, in order, against the session's view (the items ``get_items``
 returns and their ledger entries): a matched item takes its entry's section (see
-:func:`ctxlab.widgets.budget.entry_section`); the newest user message and the items after
+:func:`ctxlab.core.sections.entry_section`); the newest user message and the items after
 it that the session does not hold yet (this run's tool calls) count as ``new_input``;
 earlier items the view no longer holds (read before this run's input moved a window)
 count as ``recent_turns``.
@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..digest import canonical_json
-from ..items import is_user_message, model_safe
-from ..ledger import LedgerEntry
-from ..tokens import ITEM_OVERHEAD_TOKENS, TokenCounter, tool_schema_text
-from ..widgets.budget import SECTIONS, entry_section
+from ..core.digest import canonical_json
+from ..core.items import is_user_message, model_safe
+from ..core.ledger import LedgerEntry
+from ..core.sections import SECTIONS, entry_section
+from ..core.tokens import ITEM_OVERHEAD_TOKENS, TokenCounter, tool_schema_text
 
 #: The sections of a debug record, in order: the budget sections plus the tool schemas.
 RECORD_SECTIONS: tuple[str, ...] = ("instructions", "tools", *SECTIONS[1:])

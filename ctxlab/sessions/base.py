@@ -9,12 +9,12 @@ in :meth:`MemorySession._window`, which picks the candidate slots; the base clas
 2. applies the caller's item ``limit`` at a position that splits no such pair,
 3. strips keys that are not part of the Responses schema (private metadata),
 
-and records the fate of every item in the :class:`~ctxlab.ledger.Ledger`. ``get_items`` and
+and records the fate of every item in the :class:`~ctxlab.core.ledger.Ledger`. ``get_items`` and
 ``ledger`` read the same computation, so the ledger always says what the model sees.
 
 Where the log lives is the ``store``'s business (:mod:`ctxlab.stores`): in memory by default,
 or any Agents SDK session (``SQLiteSession`` on a file, ``RedisSession``, ``EncryptedSession``,
-...). The in-memory index (:class:`~ctxlab.rawlog.RawLog`) catches up with the store before
+...). The in-memory index (:class:`~ctxlab.core.rawlog.RawLog`) catches up with the store before
 every read and with every write, so items appended by other processes are seen before a view
 is computed, and only new items are fetched. The base class also offers checkpoints
 (:meth:`MemorySession.checkpoint`, :meth:`~MemorySession.rollback`,
@@ -36,16 +36,16 @@ from typing import Any
 
 from agents.memory import Session, SessionSettings
 
-from ..items import clone, is_call, item_kind, item_text, model_safe, pair_key, shape_problem
-from ..ledger import DROPPED, KEPT, ItemState, Ledger, LedgerEntry
-from ..rawlog import RawLog
-from ..redaction import ItemRedactor, as_redactor
-from ..session_ids import check_session_id, new_session_id
+from ..core.items import clone, is_call, item_kind, item_text, model_safe, pair_key, shape_problem
+from ..core.ledger import DROPPED, KEPT, ItemState, Ledger, LedgerEntry
+from ..core.rawlog import RawLog
+from ..core.redaction import ItemRedactor, as_redactor
+from ..core.session_ids import check_session_id, new_session_id
+from ..core.tokens import TokenCounter, get_token_counter
+from ..core.validate import repair, safe_cut
 from ..stores.base import Checkpoint, Delta, LogStore, StoreConflictError, StoredState
 from ..stores.memory import MemoryLog
 from ..stores.open import open_store
-from ..tokens import TokenCounter, get_token_counter
-from ..validate import repair, safe_cut
 
 logger = logging.getLogger("ctxlab.sessions")
 
@@ -187,7 +187,7 @@ class MemorySession:
 
         ``limit`` keeps at most that many of the newest items, never splitting a tool call
         from its output or a reasoning item from the item it precedes (so it may return
-        fewer). The result always passes :func:`ctxlab.validate.validate_items`. With a
+        fewer). The result always passes :func:`ctxlab.core.validate.validate_items`. With a
         shared store, items other processes appended are read first.
         """
         limit = self._check_limit(limit)
@@ -241,7 +241,7 @@ class MemorySession:
             return [clone(item) for item in self._log.items]
 
     async def ledger(self, limit: int | None = None) -> Ledger:
-        """The fate of every item: kept, dropped, summarized or summary (see :mod:`ctxlab.ledger`).
+        """The fate of every item: kept, dropped, summarized or summary (:mod:`ctxlab.core.ledger`).
 
         ``limit`` defaults to ``session_settings.limit``, the value the Runner passes to
         ``get_items`` (unless a ``RunConfig`` overrides it).

@@ -52,13 +52,13 @@ from typing import Any
 
 from agents.memory import SessionSettings
 
-from ..identifiers import identifier_values, missing_from
-from ..items import clone, item_kind, item_text, model_safe
-from ..ledger import DROPPED, SUMMARIZED, ItemState
+from ..core.identifiers import identifier_values, missing_from
+from ..core.items import clone, item_kind, item_text, model_safe
+from ..core.ledger import DROPPED, SUMMARIZED, ItemState
+from ..core.tokens import TokenCounter
 from ..stores.base import StoredState, StoreError
 from ..summarizers.base import call_summarizer, summarizer_name
 from ..summarizers.extractive import ExtractiveSummarizer
-from ..tokens import TokenCounter
 from .base import MemorySession, StoreArg, Synthetic, Window, check_positive_int
 
 logger = logging.getLogger("ctxlab.summarizing")
@@ -93,7 +93,7 @@ class SummaryRecord:
     missing_identifiers: tuple[str, ...]
     incremental: bool
     duration_s: float
-    digest: str = ""  # of the raw items [0, items[1]) it was made from (ctxlab.digest)
+    digest: str = ""  # of the raw items [0, items[1]) it was made from (ctxlab.core.digest)
     epoch: int = 0  # the store's log epoch when it was checked against the log
 
     def metadata(self, kind: str) -> dict[str, Any]:
@@ -500,7 +500,7 @@ class SummarizingSession(MemorySession):
     def _safe_end(self, start: int, end: int) -> int:
         """Move a fold's end back so it splits no call from its output and no reasoning item
         from its follower (only an unfinished tool round at the log's end can need this)."""
-        from ..validate import pair_calls
+        from ..core.validate import pair_calls
 
         pairing = pair_calls(self._log.items[start:end])
         if pairing.open_calls:

@@ -6,8 +6,8 @@ from typing import Any
 
 from agents.memory import SessionSettings
 
-from ..ledger import DROPPED, ItemState
-from ..tokens import TokenCounter
+from ..core.ledger import DROPPED, ItemState
+from ..core.tokens import TokenCounter
 from .base import MemorySession, StoreArg, Window, check_positive_int
 
 

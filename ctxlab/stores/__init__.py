@@ -14,7 +14,7 @@ from .base import (
 from .memory import MemoryLog, MemoryStateStore
 from .open import open_store, state_store_for
 from .redis import RedisLog, RedisStateStore
-from .session import SessionLog
+from .sdk import SessionLog
 from .sqlite import SQLiteLog, SQLiteStateStore, cleanup_idle
 
 __all__ = [

@@ -1,6 +1,6 @@
 """What a ctxlab session needs from a storage backend.
 
-A ctxlab memory session keeps an in-memory index of the raw log (:class:`ctxlab.rawlog.RawLog`)
+A ctxlab memory session keeps an in-memory index of the raw log (:class:`ctxlab.core.rawlog.RawLog`)
 so that views are cheap to compute. With a persistent store the log itself lives in the
 backend (an Agents SDK session: ``SQLiteSession`` on a file, ``RedisSession``, ...), where
 other processes may append to it too. Two small abstractions connect the two:

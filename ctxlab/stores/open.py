@@ -6,10 +6,10 @@ from typing import Any
 
 from agents.memory import Session, SQLiteSession
 
-from ..session_ids import check_session_id
+from ..core.session_ids import check_session_id
 from .base import LogStore, StateStore
 from .memory import MemoryLog
-from .session import SessionLog
+from .sdk import SessionLog
 from .sqlite import SQLiteLog, SQLiteStateStore
 
 

@@ -97,7 +97,7 @@ async def call_summarizer(
 
 def is_summary_pair(items: Sequence[Mapping[str, Any]]) -> bool:
     """True when ``items`` starts with a summary pair made by a SummarizingSession."""
-    from ..items import content_text
+    from ..core.items import content_text
 
     return (
         len(items) >= 2

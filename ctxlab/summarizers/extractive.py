@@ -15,8 +15,8 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..identifiers import Identifier, find_identifiers
-from ..offline.facts import FACT_KINDS, facts_in_text
+from ..core.facts import FACT_KINDS, facts_in_text
+from ..core.identifiers import Identifier, find_identifiers
 from .base import SummaryResult, is_summary_pair
 from .prompt import SUMMARY_SECTIONS
 from .transcript import Line, transcript_lines
@@ -45,7 +45,7 @@ _RESOLVED = re.compile(
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
-#: Titles of the typed facts (see :mod:`ctxlab.offline.facts`), listed first.
+#: Titles of the typed facts (see :mod:`ctxlab.core.facts`), listed first.
 _FACT_TITLES: dict[str, str] = {
     "ticket": "Ticket",
     "serial": "Serial number",
@@ -184,7 +184,7 @@ class ExtractiveSummarizer:
     ) -> SummaryResult:
         items = list(items)
         if is_summary_pair(items):
-            from ..items import item_text
+            from ..core.items import item_text
 
             previous_summary = previous_summary or item_text(items[1])
             items = items[2:]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..openai_calls import Api, ModelCaller, call_create
+from ..core.openai_calls import Api, ModelCaller, call_create
 from .base import SummaryResult
 from .prompt import SUMMARY_PROMPT, TRANSCRIPT_CLOSE, TRANSCRIPT_OPEN
 from .transcript import render_transcript

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..items import is_call, is_output, item_kind, item_text, pair_key
+from ..core.items import is_call, is_output, item_kind, item_text, pair_key
 from .prompt import render_transcript_line
 
 

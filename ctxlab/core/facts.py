@@ -1,0 +1,317 @@
+"""Find identifier-like facts (ticket ids, serials, error codes, ...) in a conversation.
+
+An IT-support conversation is full of short values the agent must keep: the ticket id the
+user gave in the first turn, the device serial, the error code on screen. This module finds
+them with regular expressions so that three parts of ctxlab can share one definition of
+"a fact":
+
+* the offline model (:mod:`ctxlab.course.offline.model`) answers "what was my ticket number?" with
+  the latest value it can see, and admits it when there is none;
+* structured memory can pin the values a trimmed window would lose;
+* evaluation can check whether a memory strategy kept what the agent needs.
+
+What counts as a fact (:data:`FACT_KINDS`):
+
+=============== ===================================================================
+``ticket``      ``TCK-48213`` (also ``INC-``, ``REQ-``, ``TKT-``, ``CASE-``), or a number
+                after the word *ticket*: "ticket #12345" gives ``12345``
+``serial``      12-character Apple-style serials such as ``C02XK1ZJG8WP`` and any
+                10-12 character upper-case code with at least two letters and two digits;
+                shorter codes only after *serial*, *S/N* or *service tag*
+``firmware``    ``v1.0.3`` anywhere, or a version after *firmware* ("firmware 14.6.1")
+``error_code``  a code after *error* ("error 42", "error code: 0x8007045D"), or a
+                common HTTP error status on its own (400, 401, 403, 404, 408, 429, 5xx)
+``email``       an e-mail address
+``order``       ``ORD-55120``, or a code with at least three digits after *order*
+``rma``         ``RMA-601342`` (return merchandise authorisation numbers)
+``reservation`` a six-character code after *reservation*, *booking* or *confirmation*
+=============== ===================================================================
+
+Values are reported exactly as written (``value`` is a substring of the item's text), so
+an answer that quotes a value can always be traced back to the input. Where two patterns
+match the same characters, the more specific one wins and the span is reported once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .items import item_kind, item_text
+
+#: Every kind of fact :func:`find_facts` looks for, in display order.
+FACT_KINDS: tuple[str, ...] = (
+    "ticket",
+    "serial",
+    "firmware",
+    "error_code",
+    "email",
+    "order",
+    "rma",
+    "reservation",
+)
+
+#: How each kind reads in a sentence ("your ticket number", "your serial number", ...).
+FACT_LABELS: dict[str, str] = {
+    "ticket": "ticket number",
+    "serial": "serial number",
+    "firmware": "firmware version",
+    "error_code": "error code",
+    "email": "email address",
+    "order": "order number",
+    "rma": "RMA number",
+    "reservation": "reservation code",
+}
+
+#: ``Found.index`` of a fact found in the system instructions rather than in an item.
+INSTRUCTIONS_INDEX = -1
+
+#: Item kinds whose text is conversation (as opposed to tool traffic).
+MESSAGE_SOURCES = frozenset({"user", "assistant", "system", "developer", "instructions"})
+
+#: Item kinds that are read at all; reasoning, compaction and references carry no facts.
+_READ_KINDS = frozenset(
+    {"user", "assistant", "system", "developer", "tool_call", "tool_output", "hosted_tool"}
+)
+
+
+@dataclass(frozen=True)
+class Found:
+    """One fact: its ``kind``, its ``value`` as written, and where it was found.
+
+    ``index`` is the position of the item in the sequence (:data:`INSTRUCTIONS_INDEX` for
+    the system instructions), ``source`` that item's kind (``"user"``, ``"assistant"``,
+    ``"tool_output"``, ..., or ``"instructions"``), ``start`` the character offset of the
+    value in the item's text (:func:`ctxlab.core.items.item_text`) and ``span`` the matched
+    phrase around it (for example ``"error 42"`` for the value ``"42"``).
+    """
+
+    kind: str
+    value: str
+    index: int
+    source: str
+    start: int
+    span: str
+
+    @property
+    def in_message(self) -> bool:
+        """True when the fact was said in conversation, not only in a tool call or output."""
+        return self.source in MESSAGE_SOURCES
+
+
+# ---------------------------------------------------------------------------- patterns
+
+# An identifier must not continue a longer token on either side.
+_L = r"(?<![A-Za-z0-9_-])"
+_R = r"(?![A-Za-z0-9_-])"
+# After a label: optional quote (JSON keys), then "is"/"was" or ":", "=", "#".
+_SEP = r"""["']?\s*(?:(?i:is|was)\s+|[:=#]\s*)?["']?"""
+_NUMBER_WORDS = r"(?:[ _-]?(?i:id|number|num|no\.?|codes?|#))?"
+_HTTP_ERRORS = r"(?:400|401|403|404|408|429|500|502|503|504)"
+_UNIT_AFTER = r"(?!\s*(?:%|[KMGT]B\b|[kmgt]b\b|ms\b|mAh\b|rpm\b|Hz\b|nits\b|°))"
+
+
+def _has_digits(n: int) -> Callable[[str], bool]:
+    return lambda value: sum(ch.isdigit() for ch in value) >= n
+
+
+def _mixed_code(value: str) -> bool:
+    letters = sum(ch.isalpha() for ch in value)
+    digits = sum(ch.isdigit() for ch in value)
+    return letters >= 2 and digits >= 2
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    kind: str
+    regex: re.Pattern[str]
+    accept: Callable[[str], bool] | None = None
+
+    def value_span(self, match: re.Match[str]) -> tuple[int, int]:
+        group = 1 if self.regex.groups else 0
+        return match.span(group)
+
+
+def _p(kind: str, pattern: str, accept: Callable[[str], bool] | None = None) -> _Pattern:
+    return _Pattern(kind, re.compile(pattern), accept)
+
+
+# Order matters: specific shapes first, then labelled values, then bare codes. A match
+# that overlaps characters already claimed by an earlier pattern is ignored.
+_PATTERNS: tuple[_Pattern, ...] = (
+    _p("email", r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"),
+    _p("ticket", _L + r"((?:TCK|INC|REQ|TKT|CASE)-\d{3,8})" + _R),
+    _p("rma", _L + r"((?i:RMA)[- #]?\d{4,10})" + _R),
+    _p("order", _L + r"(ORD-\d{4,10})" + _R),
+    _p(
+        "ticket",
+        r"(?i:\bticket)" + _NUMBER_WORDS + _SEP + r"#?((?:[A-Z]{2,5}-)?\d{4,8})" + _R,
+    ),
+    _p(
+        "serial",
+        r"(?i:\b(?:serial|s/n|service[ _]tag))"
+        + _NUMBER_WORDS
+        + _SEP
+        + r"([A-Z0-9][A-Z0-9-]{4,22}[A-Z0-9])"
+        + _R,
+        _has_digits(1),
+    ),
+    _p(
+        "firmware",
+        r"(?i:\bfirmware)(?:[ _](?i:version|ver\.?))?"
+        + _SEP
+        + r"([vV]?\d+(?:\.\d+){1,3})(?![\w-]|\.\d)",
+    ),
+    _p(
+        "error_code",
+        r"(?i:\berror)"
+        + _NUMBER_WORDS
+        + _SEP
+        + r"(0x[0-9A-Fa-f]{1,8}|[A-Z]{0,3}-?\d{1,6})(?![\w-]|[.,]\d)",
+    ),
+    _p(
+        "order",
+        r"(?i:\border)" + _NUMBER_WORDS + _SEP + r"#?([A-Z0-9][A-Z0-9-]{3,18}[A-Z0-9])" + _R,
+        _has_digits(3),
+    ),
+    _p(
+        "reservation",
+        r"(?i:\b(?:reservation|booking|confirmation))"
+        + _NUMBER_WORDS
+        + _SEP
+        + r"([A-Z0-9]{6})"
+        + _R,
+    ),
+    _p("firmware", r"(?<![\w.-])([vV]\d+(?:\.\d+){1,3})(?![\w-]|\.\d)"),
+    _p("serial", _L + r"([A-Z0-9]{10,12})" + _R, _mixed_code),
+    _p(
+        "error_code",
+        r"(?<![\w.:/#$€£-])(" + _HTTP_ERRORS + r")(?![\w-]|[.,:]\d)" + _UNIT_AFTER,
+    ),
+)
+
+
+def facts_in_text(
+    text: str,
+    *,
+    index: int = INSTRUCTIONS_INDEX,
+    source: str = "instructions",
+    kinds: Iterable[str] | None = None,
+) -> list[Found]:
+    """Every fact in ``text``, in order of position.
+
+    ``index`` and ``source`` are copied into each :class:`Found` (by default the text is
+    treated as system instructions). ``kinds`` limits the search to some of
+    :data:`FACT_KINDS`.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"facts_in_text expects a str, got {type(text).__name__}")
+    wanted = _check_kinds(kinds)
+    claimed: list[tuple[int, int]] = []
+    found: list[Found] = []
+    for pattern in _PATTERNS:
+        for match in pattern.regex.finditer(text):
+            start, end = pattern.value_span(match)
+            if any(start < e and s < end for s, e in claimed):
+                continue
+            value = text[start:end]
+            if pattern.accept is not None and not pattern.accept(value):
+                continue
+            claimed.append((start, end))
+            if pattern.kind in wanted:
+                span = " ".join(match.group(0).split())
+                found.append(Found(pattern.kind, value, index, source, start, span))
+    found.sort(key=lambda f: f.start)
+    return found
+
+
+def find_facts(
+    items: str | Sequence[Mapping[str, Any]],
+    *,
+    instructions: str | None = None,
+    kinds: Iterable[str] | None = None,
+) -> dict[str, list[Found]]:
+    """Facts in a conversation, by kind, each list in the order the facts appear.
+
+    ``items`` is a Responses item sequence (as a session stores it or the Runner sends it)
+    or a plain string, read as one user message. Messages of every role, tool calls
+    (their arguments) and tool outputs are read; reasoning items are not. Facts in
+    ``instructions`` come first, with ``index`` :data:`INSTRUCTIONS_INDEX`.
+
+    The result has a key for every requested kind (all of :data:`FACT_KINDS` by default);
+    a kind that does not occur maps to an empty list.
+    """
+    wanted = _check_kinds(kinds)
+    sequence = _as_items(items)
+    result: dict[str, list[Found]] = {kind: [] for kind in FACT_KINDS if kind in wanted}
+    if instructions is not None:
+        if not isinstance(instructions, str):
+            raise TypeError(
+                f"instructions must be a str or None, got {type(instructions).__name__}"
+            )
+        for fact in facts_in_text(instructions, kinds=wanted):
+            result[fact.kind].append(fact)
+    for index, item in enumerate(sequence):
+        source = item_kind(item)
+        if source not in _READ_KINDS:
+            continue
+        for fact in facts_in_text(item_text(item), index=index, source=source, kinds=wanted):
+            result[fact.kind].append(fact)
+    return result
+
+
+def latest_fact(found: Sequence[Found], *, prefer_messages: bool = True) -> Found | None:
+    """The most recent of ``found`` (as listed by :func:`find_facts`), or None.
+
+    With ``prefer_messages`` (the default) a value said in conversation (a message or the
+    instructions) wins over one that only appears in tool traffic: "what was *my* error
+    code?" means the code the user reported, not one buried in a diagnostics dump. Tool
+    calls and outputs are used when no message holds a value of that kind.
+    """
+    if not found:
+        return None
+    if prefer_messages:
+        said = [f for f in found if f.in_message]
+        if said:
+            return said[-1]
+    return found[-1]
+
+
+def distinct_values(found: Sequence[Found]) -> list[str]:
+    """The values of ``found`` without repeats, most recent first."""
+    seen: dict[str, None] = {}
+    for fact in reversed(found):
+        seen.setdefault(fact.value, None)
+    return list(seen)
+
+
+def _check_kinds(kinds: Iterable[str] | None) -> frozenset[str]:
+    if kinds is None:
+        return frozenset(FACT_KINDS)
+    if isinstance(kinds, str):
+        kinds = [kinds]
+    chosen = frozenset(kinds)
+    unknown = sorted(chosen - set(FACT_KINDS))
+    if unknown:
+        raise ValueError(
+            f"unknown fact kind(s) {', '.join(map(repr, unknown))}; "
+            f"expected some of: {', '.join(FACT_KINDS)}"
+        )
+    return chosen
+
+
+def _as_items(items: str | Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    if isinstance(items, str):
+        return [{"role": "user", "content": items}]
+    if not isinstance(items, Sequence):
+        raise TypeError(
+            f"items must be a list of Responses items or a str, got {type(items).__name__}"
+        )
+    for index, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            raise TypeError(
+                f"item {index} must be a dict (a Responses input item), got {type(item).__name__}"
+            )
+    return list(items)

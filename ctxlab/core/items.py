@@ -1,0 +1,340 @@
+"""Responses input items: what kind an item is, what it says, and whether it is well formed.
+
+The Agents SDK stores these shapes in a session, and every function here accepts all of them:
+
+* user input as ``{"role": "user", "content": "..."}`` (no ``type`` key) or as a typed
+  message ``{"type": "message", "role": ..., "content": [{"type": "input_text", ...}]}``;
+* assistant messages whose ``content`` is a list of ``output_text`` / ``refusal`` parts;
+* tool calls and their outputs joined by ``call_id`` (``function_call`` /
+  ``function_call_output`` and the other pairs in :data:`ctxlab.core.schema.CALL_OUTPUT_TYPES`;
+  handoffs are function calls too);
+* ``reasoning`` items, hosted tool calls (``web_search_call``, ``mcp_call``, ...),
+  ``compaction`` and ``item_reference`` items.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, get_args
+
+from .schema import (
+    CALL_OUTPUT_TYPES,
+    HOSTED_TOOL_TYPES,
+    MESSAGE_ROLES,
+    OUTPUT_CALL_TYPES,
+    allowed_keys,
+    item_schemas,
+    known_types,
+)
+
+ItemKind = Literal[
+    "user",
+    "assistant",
+    "system",
+    "developer",
+    "tool_call",
+    "tool_output",
+    "reasoning",
+    "hosted_tool",
+    "compaction",
+    "reference",
+    "other",
+]
+
+#: Every value :func:`item_kind` can return, in display order.
+ITEM_KINDS: tuple[str, ...] = get_args(ItemKind)
+
+#: Output types that carry no ``call_id``: ``local_shell_call_output`` names its call in ``id``.
+_OUTPUT_ID_KEY = {"local_shell_call_output": "id"}
+
+
+def item_type(item: Mapping[str, Any]) -> str:
+    """The item's ``type``; untyped items with a ``role`` are messages."""
+    value = item.get("type")
+    if value is None and "role" in item:
+        return "message"
+    return value if isinstance(value, str) else ""
+
+
+def item_kind(item: Mapping[str, Any]) -> ItemKind:
+    """A coarse kind for display and accounting (see :data:`ITEM_KINDS`)."""
+    kind = item_type(item)
+    if kind == "message":
+        role = item.get("role")
+        if role in MESSAGE_ROLES:
+            return role  # type: ignore[return-value]
+        return "other"
+    if kind in CALL_OUTPUT_TYPES:
+        return "tool_call"
+    if kind in OUTPUT_CALL_TYPES:
+        return "tool_output"
+    if kind == "reasoning":
+        return "reasoning"
+    if kind in HOSTED_TOOL_TYPES:
+        return "hosted_tool"
+    if kind in ("compaction", "compaction_trigger"):
+        return "compaction"
+    if kind == "item_reference":
+        return "reference"
+    return "other"
+
+
+def is_user_message(item: Mapping[str, Any]) -> bool:
+    """True for a message with role ``user`` (typed or untyped)."""
+    return item_type(item) == "message" and item.get("role") == "user"
+
+
+def is_model_emitted(item: Mapping[str, Any]) -> bool:
+    """True for items the model produces and a reasoning item may therefore precede."""
+    kind = item_type(item)
+    if kind == "message":
+        return item.get("role") == "assistant"
+    return (
+        kind in CALL_OUTPUT_TYPES
+        or kind in HOSTED_TOOL_TYPES
+        or kind in ("compaction", "item_reference")
+    ) and kind != "mcp_approval_response"
+
+
+def pair_key(item: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The key that joins a tool call to its output: ``(call type, call id)``.
+
+    Returns None for items that are not part of a call/output pair, and for calls whose
+    id is missing (an anonymous ``tool_search_call`` is answered without one).
+    """
+    kind = item_type(item)
+    if kind in CALL_OUTPUT_TYPES:
+        call_type = kind
+        call_id = item.get("call_id")
+    elif kind in OUTPUT_CALL_TYPES:
+        call_type = OUTPUT_CALL_TYPES[kind]
+        call_id = item.get(_OUTPUT_ID_KEY.get(kind, "call_id"))
+    else:
+        return None
+    if not isinstance(call_id, str) or not call_id:
+        return None
+    return call_type, call_id
+
+
+def is_call(item: Mapping[str, Any]) -> bool:
+    """True for a tool call that needs an output item (function, shell, computer, ...)."""
+    return item_type(item) in CALL_OUTPUT_TYPES
+
+
+def is_output(item: Mapping[str, Any]) -> bool:
+    """True for the output item of a client-side tool call."""
+    return item_type(item) in OUTPUT_CALL_TYPES
+
+
+# ---------------------------------------------------------------------------- text
+
+
+def _part_text(part: Any) -> str:
+    if isinstance(part, str):
+        return part
+    if not isinstance(part, Mapping):
+        return ""
+    part_type = part.get("type")
+    if isinstance(part.get("text"), str):
+        return part["text"]
+    if part_type == "refusal" and isinstance(part.get("refusal"), str):
+        return part["refusal"]
+    if part_type in ("input_image", "computer_screenshot"):
+        return "[image]"
+    if part_type == "input_file":
+        name = part.get("filename") or part.get("file_id") or "file"
+        return f"[file: {name}]"
+    if part_type == "input_audio":
+        return "[audio]"
+    return ""
+
+
+def content_text(content: Any) -> str:
+    """Plain text of a message ``content`` (a string or a list of parts)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence):
+        return "\n".join(t for t in (_part_text(p) for p in content) if t)
+    return _part_text(content)
+
+
+def _dump(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def item_text(item: Mapping[str, Any]) -> str:
+    """The text a model reads from an item, for display, search and token counting.
+
+    Messages give their content; a function call reads as ``name(arguments)``; an output
+    gives its output; reasoning gives its summary; hosted calls give their query or
+    action. Images and files appear as short placeholders such as ``[image]``.
+    """
+    kind = item_type(item)
+    if kind == "message":
+        return content_text(item.get("content"))
+    if kind in ("function_call", "custom_tool_call"):
+        args = item.get("arguments") if kind == "function_call" else item.get("input")
+        return f"{item.get('name', '')}({_dump(args) if args is not None else ''})"
+    if kind in OUTPUT_CALL_TYPES:
+        output = item.get("output", item.get("result", item.get("tools")))
+        if isinstance(output, list):
+            return content_text(output) or _dump(output)
+        return _dump(output) if output is not None else ""
+    if kind in CALL_OUTPUT_TYPES:
+        detail = item.get("action") or item.get("operation") or item.get("arguments")
+        detail = detail if detail is not None else item.get("code")
+        return f"{kind}({_dump(detail) if detail is not None else ''})"
+    if kind == "reasoning":
+        parts = list(item.get("summary") or []) + list(item.get("content") or [])
+        return content_text(parts)
+    if kind in ("mcp_call", "mcp_approval_request"):
+        text = f"{item.get('name', '')}({_dump(item.get('arguments', ''))})"
+        if item.get("output"):
+            text += f" -> {_dump(item['output'])}"
+        return text
+    if kind == "web_search_call":
+        action = item.get("action")
+        if isinstance(action, Mapping) and action.get("query"):
+            return f"web_search({action['query']})"
+        return "web_search()"
+    if kind == "file_search_call":
+        return f"file_search({_dump(item.get('queries', []))})"
+    if kind == "code_interpreter_call":
+        return item.get("code") or ""
+    if kind in ("compaction", "compaction_trigger"):
+        return "[compacted history]"
+    if kind == "item_reference":
+        return f"[reference {item.get('id', '')}]"
+    return ""
+
+
+def preview(text: str, width: int = 80) -> str:
+    """One line of at most ``width`` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def describe_items(
+    items: Sequence[Mapping[str, Any]], width: int = 76, *, start: int = 0
+) -> str:
+    """One line per item, ``index kind: text``, for printing a history compactly.
+
+    ``start`` is the index of the first item (when ``items`` is a slice of a longer list).
+    """
+    lines = []
+    for index, item in enumerate(items, start=start):
+        kind = item_kind(item) if isinstance(item, Mapping) else type(item).__name__
+        text = item_text(item) if isinstance(item, Mapping) else repr(item)
+        lines.append(f"{index:>3} {kind:<11} {preview(text, width)}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------- shape
+
+
+def shape_problem(item: Any) -> str | None:
+    """Why ``item`` cannot be stored as a Responses input item, or None if it can.
+
+    This checks one item on its own (the sequence rules live in :mod:`ctxlab.core.validate`):
+    it must be a dict, have a known ``type`` (or a ``role``, for untyped messages), carry the
+    keys its type requires, and hold content of the right type.
+    """
+    if not isinstance(item, Mapping):
+        return f"expected a dict (a Responses input item), got {type(item).__name__}"
+    raw_type = item.get("type")
+    if raw_type is None and "role" not in item:
+        return "has neither a 'type' nor a 'role' key, so it is not a Responses item"
+    if raw_type is not None and not isinstance(raw_type, str):
+        return f"'type' must be a string, got {type(raw_type).__name__}"
+    kind = item_type(item)
+    if kind not in known_types():
+        return f"unknown item type {kind!r}"
+    if kind == "message":
+        return _message_problem(item)
+    schema = item_schemas().get(kind)
+    if schema is not None:
+        missing = sorted(k for k in schema.required if k not in item)
+        if missing:
+            return f"{kind} item is missing required key(s): {', '.join(missing)}"
+    if kind in CALL_OUTPUT_TYPES or kind in OUTPUT_CALL_TYPES:
+        key = _OUTPUT_ID_KEY.get(kind, "call_id")
+        value = item.get(key)
+        anonymous_ok = kind in ("tool_search_call", "tool_search_output")
+        if value is None and not anonymous_ok:
+            return f"{kind} item has no {key!r}, so it cannot be matched to its pair"
+        if value is not None and (not isinstance(value, str) or not value):
+            return f"{kind} item has a {key!r} that is not a non-empty string: {value!r}"
+    if kind == "function_call":
+        for key in ("name", "arguments"):
+            if not isinstance(item.get(key), str):
+                return f"function_call {key!r} must be a string, got {type(item.get(key)).__name__}"
+    if kind in ("function_call_output", "custom_tool_call_output"):
+        output = item.get("output")
+        if not isinstance(output, (str, list)):
+            return f"{kind} 'output' must be a string or a list, got {type(output).__name__}"
+    if kind == "reasoning" and not isinstance(item.get("summary"), list):
+        return f"reasoning 'summary' must be a list, got {type(item.get('summary')).__name__}"
+    return None
+
+
+def _message_problem(item: Mapping[str, Any]) -> str | None:
+    role = item.get("role")
+    if role is None:
+        return "message has no 'role'"
+    if role not in MESSAGE_ROLES:
+        return f"message role must be one of {sorted(MESSAGE_ROLES)}, got {role!r}"
+    if "content" not in item:
+        return f"{role} message has no 'content'"
+    content = item["content"]
+    if isinstance(content, str):
+        return None
+    if not isinstance(content, list):
+        return (
+            f"{role} message content must be a string or a list of content parts, "
+            f"got {type(content).__name__}"
+        )
+    for n, part in enumerate(content):
+        if not isinstance(part, Mapping) or not isinstance(part.get("type"), str):
+            return f"{role} message content part {n} is not a dict with a string 'type'"
+    return None
+
+
+def unknown_keys(item: Mapping[str, Any]) -> list[str]:
+    """Top-level keys the Responses API would reject for this item's type."""
+    allowed = allowed_keys(item_type(item))
+    return sorted(k for k in item if k not in allowed)
+
+
+# ---------------------------------------------------------------------------- copies
+
+
+def clone(value: Any) -> Any:
+    """A deep copy of JSON-like data (dicts, lists, scalars), much faster than deepcopy."""
+    cls = type(value)
+    if cls is str or cls is int or cls is float or cls is bool or value is None:
+        return value
+    if cls is dict:
+        return {k: clone(v) for k, v in value.items()}
+    if cls is list or cls is tuple:
+        return [clone(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: clone(v) for k, v in value.items()}
+    return value
+
+
+def model_safe(item: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``item`` with only the keys the Responses schema allows for its type.
+
+    Private metadata (``metadata``, ``synthetic``, an SDK's ``_agents_*`` keys, ...) never
+    reaches the model this way.
+    """
+    allowed = allowed_keys(item_type(item))
+    return {k: clone(v) for k, v in item.items() if k in allowed}

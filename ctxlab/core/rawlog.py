@@ -1,0 +1,148 @@
+"""The untrimmed log of a session, with the indexes a view needs kept up to date.
+
+Appending is O(items added); the questions a memory strategy asks on every model call
+(where do the last N turns start? how many tokens from index i to the end?) are answered
+in O(1) or O(log n) without rescanning the log.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .digest import EMPTY_DIGEST, extend_digest
+from .items import is_user_message, item_kind
+from .tokens import TokenCounter
+
+
+class RawLog:
+    """Items in arrival order plus their kinds, token counts and turn starts."""
+
+    __slots__ = (
+        "_chain", "_counter", "_items", "_kinds", "_prefix", "_starts", "_tokens", "version"
+    )
+
+    def __init__(self, counter: TokenCounter):
+        self._counter = counter
+        self._items: list[dict[str, Any]] = []
+        self._kinds: list[str] = []
+        self._tokens: list[int] = []
+        self._prefix: list[int] = [0]  # _prefix[i] = tokens of items[:i]
+        self._starts: list[int] = []  # indices of real user messages
+        self._chain: list[str] = [EMPTY_DIGEST]  # _chain[i] = digest of items[:i], lazily
+        self.version = 0  # bumped on every change
+
+    # -- changes ---------------------------------------------------------------------
+    def extend(self, items: Iterable[dict[str, Any]]) -> None:
+        """Append items that were already checked and copied."""
+        count = self._counter.count_item
+        for item in items:
+            index = len(self._items)
+            tokens = count(item)
+            self._items.append(item)
+            self._kinds.append(item_kind(item))
+            self._tokens.append(tokens)
+            self._prefix.append(self._prefix[-1] + tokens)
+            if is_user_message(item):
+                self._starts.append(index)
+        self.version += 1
+
+    def pop(self) -> dict[str, Any] | None:
+        """Remove and return the newest item (None when empty)."""
+        if not self._items:
+            return None
+        item = self._items[-1]
+        self.truncate(len(self._items) - 1)
+        return item
+
+    def truncate(self, length: int) -> None:
+        """Keep only the first ``length`` items (no-op when the log is not longer)."""
+        if length < 0:
+            raise ValueError(f"length must be >= 0, got {length}")
+        if length >= len(self._items):
+            return
+        del self._items[length:]
+        del self._kinds[length:]
+        del self._tokens[length:]
+        del self._prefix[length + 1:]
+        del self._starts[bisect_left(self._starts, length):]
+        del self._chain[length + 1:]
+        self.version += 1
+
+    def clear(self) -> None:
+        self._items.clear()
+        self._kinds.clear()
+        self._tokens.clear()
+        self._prefix[:] = [0]
+        self._starts.clear()
+        self._chain[:] = [EMPTY_DIGEST]
+        self.version += 1
+
+    # -- questions -------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def item(self, index: int) -> Mapping[str, Any]:
+        return self._items[index]
+
+    @property
+    def items(self) -> list[dict[str, Any]]:
+        """The stored items themselves (do not mutate; copy before handing out)."""
+        return self._items
+
+    def kind(self, index: int) -> str:
+        return self._kinds[index]
+
+    def tokens(self, index: int) -> int:
+        return self._tokens[index]
+
+    def digest(self, end: int | None = None) -> str:
+        """Content digest of ``items[:end]`` (see :mod:`ctxlab.core.digest`); memoized, so asking
+        again after appends only hashes the new items."""
+        end = len(self._items) if end is None else end
+        if not 0 <= end <= len(self._items):
+            raise ValueError(f"end must be within 0..{len(self._items)}, got {end}")
+        chain = self._chain
+        while len(chain) <= end:
+            chain.append(extend_digest(chain[-1], [self._items[len(chain) - 1]]))
+        return chain[end]
+
+    def tokens_between(self, start: int, end: int) -> int:
+        """Tokens of ``items[start:end]`` in O(1)."""
+        return self._prefix[end] - self._prefix[start]
+
+    @property
+    def turn_starts(self) -> list[int]:
+        """Indices of the real user messages, ascending (do not mutate)."""
+        return self._starts
+
+    @property
+    def turn_count(self) -> int:
+        return len(self._starts)
+
+    @property
+    def preamble_end(self) -> int:
+        """Index of the first real user message (the log's length if there is none)."""
+        return self._starts[0] if self._starts else len(self._items)
+
+    def turn_of(self, index: int) -> int | None:
+        """1-based turn number of ``items[index]``; None for the preamble."""
+        return bisect_right(self._starts, index) or None
+
+    def turn_range(self, number: int) -> range:
+        """Indices of turn ``number`` (1-based)."""
+        start = self._starts[number - 1]
+        end = self._starts[number] if number < len(self._starts) else len(self._items)
+        return range(start, end)
+
+    def first_turn_fitting(self, budget: int, lo_turn: int = 0) -> int:
+        """The 0-based index (into :attr:`turn_starts`) of the earliest turn, not before
+        ``lo_turn``, from which the rest of the log fits into ``budget`` tokens.
+
+        Returns ``turn_count`` when not even the newest turn fits.
+        """
+        total = self._prefix[len(self._items)]
+        threshold = total - budget  # need tokens_before(start) >= threshold
+        prefix = self._prefix
+        return bisect_left(self._starts, threshold, lo=lo_turn, key=lambda s: prefix[s])

@@ -1,0 +1,103 @@
+"""Questions about a corpus that help choose memory settings.
+
+How many user turns do conversations have? If the model sees only the last ``max_turns``
+turns, how many of the facts a conversation mentioned are still in view at its end?
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .corpora import Conversation
+
+
+@dataclass(frozen=True)
+class TurnStats:
+    """User turns per conversation: count, median, 90th percentile, maximum."""
+
+    conversations: int
+    median: float
+    p90: float
+    maximum: int
+
+
+def turn_counts(conversations: Iterable[Conversation]) -> list[int]:
+    """Real user turns of each conversation."""
+    return [c.turn_count for c in conversations]
+
+
+def turn_stats(counts: Sequence[int]) -> TurnStats:
+    """Summary statistics of :func:`turn_counts`."""
+    if not counts:
+        raise ValueError("no conversations to describe")
+    ordered = sorted(counts)
+    p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
+    return TurnStats(len(ordered), statistics.median(ordered), p90, ordered[-1])
+
+
+def fact_coverage(conversations: Iterable[Conversation], windows: Iterable[int]) -> list[float]:
+    """For each ``max_turns`` in ``windows``: the share of mentioned facts whose first
+    mention is still inside a trimming window of that size at the conversation's end."""
+    ages = [age for c in conversations for age in c.fact_ages().values()]
+    if not ages:
+        raise ValueError("the conversations mention no facts")
+    return [sum(age < window for age in ages) / len(ages) for window in windows]
+
+
+def recommend_max_turns(
+    conversations: Sequence[Conversation], target: float = 0.9, largest: int = 60
+) -> int:
+    """The smallest ``max_turns`` that keeps at least ``target`` of the facts in view."""
+    if not 0 < target <= 1:
+        raise ValueError(f"target must be in (0, 1], got {target}")
+    for window, share in zip(range(1, largest + 1),
+                             fact_coverage(conversations, range(1, largest + 1)), strict=True):
+        if share >= target:
+            return window
+    return largest
+
+
+@dataclass(frozen=True)
+class EstimateError:
+    """How far ``ceil(chars / 4)`` lands from exact o200k_base counts over some texts."""
+
+    texts: int
+    exact_tokens: int
+    estimated_tokens: int
+    median_error: float  # relative error per text, signed (estimate - exact) / exact
+    p95_abs_error: float
+    worst: tuple[str, int, int]  # (text preview, exact, estimate) with the largest error
+
+    @property
+    def total_error(self) -> float:
+        return (self.estimated_tokens - self.exact_tokens) / self.exact_tokens
+
+
+def estimate_error(texts: Iterable[str]) -> EstimateError:
+    """Compare the "chars / 4" rule of thumb with exact token counts, text by text."""
+    import math
+
+    from ..core.items import preview
+    from ..core.tokens import get_token_counter
+
+    counter = get_token_counter()
+    rows = []
+    for text in texts:
+        exact = counter.count(text)
+        if exact:
+            rows.append((text, exact, math.ceil(len(text) / 4)))
+    if not rows:
+        raise ValueError("no non-empty texts to compare")
+    errors = sorted((est - exact) / exact for _, exact, est in rows)
+    absolute = sorted(abs(e) for e in errors)
+    worst = max(rows, key=lambda r: abs(r[2] - r[1]) / r[1])
+    return EstimateError(
+        texts=len(rows),
+        exact_tokens=sum(r[1] for r in rows),
+        estimated_tokens=sum(r[2] for r in rows),
+        median_error=statistics.median(errors),
+        p95_abs_error=absolute[min(len(absolute) - 1, round(0.95 * (len(absolute) - 1)))],
+        worst=(preview(worst[0], 60), worst[1], worst[2]),
+    )

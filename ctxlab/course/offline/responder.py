@@ -1,0 +1,257 @@
+"""Decide the offline model's next move from its input alone: a reply, or tool calls.
+
+:func:`plan_reply` is the offline model's whole "mind". It is a pure function of the
+system instructions, the input items and the names of the tools on offer, checked in this
+order:
+
+1. the input ends with tool outputs of the current turn -> summarise them (quoting their
+   values) and stop; a tool is never called twice in one user turn;
+2. the latest user message asks to be reminded of a fact -> the latest value of that kind
+   in the input, or an honest "I don't see your ... in our conversation";
+3. it asks for a warranty check, device details or a ticket status -> call the tool with
+   the latest serial or ticket id in the input (or ask for the missing identifier);
+4. it describes a symptom -> numbered steps and one clarifying question;
+5. otherwise a greeting, thanks, closure of an issue, or a clarifying question.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...core.facts import Found, facts_in_text, find_facts, latest_fact
+from ...core.items import is_user_message, item_text, item_type
+from ...memory.playbook import match_symptoms
+from . import replies
+from .intents import Intent, normalize, read_intent
+
+#: The tools the offline model knows how to use: name -> (argument, fact kind, action).
+KNOWN_TOOLS: dict[str, tuple[str, str, str]] = {
+    "check_warranty": ("serial", "serial", "check the warranty"),
+    "lookup_device": ("serial", "serial", "look up the device"),
+    "get_ticket_status": ("ticket_id", "ticket", "check the ticket status"),
+}
+
+
+@dataclass(frozen=True)
+class PlannedCall:
+    """A function call the model will emit: tool ``name`` with JSON ``arguments``."""
+
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The model's move: either ``text`` (a final answer) or ``calls`` (never both)."""
+
+    text: str = ""
+    calls: tuple[PlannedCall, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """What the model knows about an offered tool: its name and its argument names.
+
+    ``parameters`` is None when the tool publishes no JSON schema (then any argument is
+    assumed to be accepted).
+    """
+
+    name: str
+    parameters: frozenset[str] | None = None
+
+    def accepts(self, argument: str) -> bool:
+        return self.parameters is None or argument in self.parameters
+
+
+def tool_specs(tools: Sequence[Any]) -> dict[str, ToolSpec]:
+    """:class:`ToolSpec` for each SDK tool (or tool dict) by name."""
+    specs: dict[str, ToolSpec] = {}
+    for tool in tools:
+        if isinstance(tool, Mapping):
+            name = tool.get("name")
+            schema = tool.get("parameters")
+        else:
+            name = getattr(tool, "name", None)
+            schema = getattr(tool, "params_json_schema", None)
+        if not isinstance(name, str) or not name:
+            continue
+        properties = schema.get("properties") if isinstance(schema, Mapping) else None
+        params = frozenset(properties) if isinstance(properties, Mapping) else None
+        specs[name] = ToolSpec(name, params)
+    return specs
+
+
+def plan_reply(
+    instructions: str | None,
+    items: Sequence[Mapping[str, Any]],
+    tools: Mapping[str, ToolSpec],
+    *,
+    allow_tools: bool = True,
+) -> Plan:
+    """The next move for this input (see the module docstring for the rules)."""
+    last_user = next((i for i in range(len(items) - 1, -1, -1) if is_user_message(items[i])), None)
+    if last_user is None:
+        return Plan(text=replies.NO_USER_MESSAGE)
+    user_text = normalize(item_text(items[last_user]))
+    turn = list(items[last_user + 1 :])
+    symptoms = match_symptoms(user_text)
+
+    if turn and item_type(turn[-1]) == "function_call_output":
+        return Plan(text=_answer_tool_results(turn, symptoms))
+
+    facts = find_facts(items, instructions=instructions)
+    intent = read_intent(user_text)
+    if intent.recall:
+        return Plan(text=replies.recall_answer(intent.recall, facts, _output_tools(items)))
+
+    if intent.wants_tool:
+        plan = _plan_tools(intent, facts, tools, turn, allow_tools)
+        if plan is not None:
+            return plan
+
+    ack = replies.noted(facts_in_text(user_text, index=last_user, source="user"))
+    earlier = _open_issues(
+        [normalize(item_text(it)) for it in items[:last_user] if is_user_message(it)]
+    )
+    if symptoms:
+        first = symptoms[0]
+        also = [s.title for s in symptoms[1:]]
+        also += [title for key, title in earlier.open if key != first.key and title not in also]
+        return Plan(text=replies.symptom_reply(first, also, ack))
+    if intent.closure:
+        closed = earlier.title_of(earlier.current)
+        remaining = [title for key, title in earlier.open if key != earlier.current]
+        return Plan(text=replies.closure_reply(closed, remaining))
+    if intent.thanks:
+        return Plan(text=replies.THANKS)
+    if intent.greeting and not ack:
+        return Plan(text=replies.GREETING)
+    if ack and earlier.current is not None:
+        title = earlier.title_of(earlier.current)
+        return Plan(
+            text=f"{ack} Thanks, that helps with the {title} issue. "
+            "What happens now when you try again: do you see any message on screen?"
+        )
+    if ack:
+        return Plan(text=f"{ack} What problem are you seeing with the device?")
+    return Plan(text=replies.FALLBACK_QUESTION)
+
+
+# ---------------------------------------------------------------------------- tools
+
+
+def _plan_tools(
+    intent: Intent,
+    facts: Mapping[str, list[Found]],
+    tools: Mapping[str, ToolSpec],
+    turn: Sequence[Mapping[str, Any]],
+    allow_tools: bool,
+) -> Plan | None:
+    wanted: list[str] = []
+    if intent.lookup:
+        wanted.append("lookup_device")
+    if intent.warranty:
+        wanted.append("check_warranty")
+    if intent.ticket_status and (intent.ticket_word or facts["ticket"]):
+        wanted.append("get_ticket_status")
+    if not wanted:
+        return None
+    used = {item.get("name") for item in turn if item_type(item) == "function_call"}
+    calls: list[PlannedCall] = []
+    missing: list[str] = []
+    unavailable: list[str] = []
+    for name in wanted:
+        argument, kind, action = KNOWN_TOOLS[name]
+        spec = tools.get(name)
+        if not allow_tools or spec is None or not spec.accepts(argument):
+            unavailable.append(action)
+            continue
+        if name in used:
+            continue
+        fact = latest_fact(facts[kind])
+        if fact is None:
+            if kind not in missing:
+                missing.append(kind)
+            continue
+        arguments = json.dumps({argument: fact.value}, ensure_ascii=False)
+        calls.append(PlannedCall(name, arguments))
+    if calls:
+        return Plan(calls=tuple(calls))
+    if missing:
+        return Plan(text=replies.missing_identifier_reply(missing))
+    if unavailable:
+        return Plan(text=replies.unavailable_reply(unavailable))
+    return None
+
+
+def _answer_tool_results(turn: Sequence[Mapping[str, Any]], symptoms: Sequence[Any]) -> str:
+    calls = {item.get("call_id"): item for item in turn if item_type(item) == "function_call"}
+    paragraphs: list[str] = []
+    question = ""
+    for item in turn:
+        if item_type(item) != "function_call_output":
+            continue
+        call = calls.get(item.get("call_id"), {})
+        name = str(call.get("name") or "tool")
+        arguments = call.get("arguments")
+        text, question = replies.tool_result_reply(
+            name,
+            arguments if isinstance(arguments, str) else "",
+            item_text(item),
+        )
+        paragraphs.append(text)
+    if symptoms:
+        steps, question = symptoms[0].symptom.render(symptoms[0].code)
+        paragraphs.append("\n".join([f"For the {symptoms[0].title}, try these steps:", *steps]))
+    paragraphs.append(question)
+    return "\n\n".join(paragraphs)
+
+
+def _output_tools(items: Sequence[Mapping[str, Any]]) -> dict[int, str]:
+    """Item index of each function output (and call) -> the tool's name."""
+    names: dict[str, str] = {}
+    result: dict[int, str] = {}
+    for index, item in enumerate(items):
+        kind = item_type(item)
+        if kind == "function_call" and isinstance(item.get("call_id"), str):
+            names[item["call_id"]] = str(item.get("name", ""))
+            result[index] = str(item.get("name", ""))
+        elif kind == "function_call_output":
+            name = names.get(item.get("call_id", ""))
+            if name:
+                result[index] = name
+    return result
+
+
+# ---------------------------------------------------------------------------- issues
+
+
+@dataclass(frozen=True)
+class _Issues:
+    """Issues raised in earlier user messages: those still open, and the current one."""
+
+    open: tuple[tuple[str, str], ...]
+    current: str | None
+
+    def title_of(self, key: str | None) -> str | None:
+        return next((title for k, title in self.open if k == key), None)
+
+
+def _open_issues(user_texts: Sequence[str]) -> _Issues:
+    """Walk earlier user messages: symptoms open issues, "it's fixed" closes the current one."""
+    open_issues: list[tuple[str, str]] = []
+    current: str | None = None
+    for text in user_texts:
+        found = match_symptoms(text)
+        if found:
+            for match in found:
+                if all(key != match.key for key, _ in open_issues):
+                    open_issues.append((match.key, match.title))
+            current = found[0].key
+        elif read_intent(text).closure and current is not None:
+            open_issues = [(k, t) for k, t in open_issues if k != current]
+            current = open_issues[-1][0] if open_issues else None
+    return _Issues(tuple(open_issues), current)

@@ -1,0 +1,200 @@
+"""Run a scripted conversation through the real Agents SDK Runner and measure each turn.
+
+:func:`run_conversation` sends user messages one run at a time (as a chat UI would), with a
+session, and records per turn: the reply, the tool calls, the usage of every model call,
+and what every model call was sent, split into the parts a context window is made of
+(instructions and tool schemas, history, tool results, retrieved memory, new input).
+It observes through ``RunConfig(call_model_input_filter=...)`` and changes nothing.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from agents import Agent, RunConfig, Runner
+from agents.run_config import CallModelData, ModelInputData
+
+from ..core.items import clone, is_output, item_kind
+from ..core.tokens import ITEM_OVERHEAD_TOKENS, get_token_counter, tool_schema_text
+
+#: The parts of one model call, in the order a context window is usually laid out.
+WINDOW_PARTS: tuple[str, ...] = (
+    "instructions", "history", "tool_results", "retrieved", "new_input",
+)
+
+
+@dataclass(frozen=True)
+class ModelCallRecord:
+    """One model call: what was sent, split into parts, and what it cost."""
+
+    instructions: str | None
+    items: list[dict[str, Any]]
+    parts: dict[str, int]
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+    @property
+    def sent_tokens(self) -> int:
+        return sum(self.parts.values())
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """One user turn: the question, the reply, and every model call it took."""
+
+    turn: int
+    user: str
+    reply: str
+    calls: list[ModelCallRecord]
+    tool_calls: list[str] = field(default_factory=list)
+
+    @property
+    def input_tokens(self) -> int:
+        """Input tokens billed for the turn (all model calls, tool loop included)."""
+        return sum(c.input_tokens or 0 for c in self.calls)
+
+    @property
+    def output_tokens(self) -> int:
+        return sum(c.output_tokens or 0 for c in self.calls)
+
+    @property
+    def first_call_parts(self) -> dict[str, int]:
+        """Parts of the turn's first model call (what memory decided to send)."""
+        return dict(self.calls[0].parts) if self.calls else dict.fromkeys(WINDOW_PARTS, 0)
+
+
+def window_parts(
+    instructions: str | None,
+    items: Sequence[Mapping[str, Any]],
+    tools: Iterable[Any] = (),
+    *,
+    new_input_start: int | None = None,
+    retrieved: Callable[[Mapping[str, Any]], bool] | None = None,
+) -> dict[str, int]:
+    """Tokens of one model call by part.
+
+    ``instructions`` includes the tool schemas. ``new_input_start`` is the index where this
+    run's input begins (default: the last user message); items before it are history, and
+    tool outputs anywhere are tool results. ``retrieved`` marks items a memory strategy
+    injected from storage (default: none).
+    """
+    counter = get_token_counter()
+    parts = dict.fromkeys(WINDOW_PARTS, 0)
+    if instructions:
+        parts["instructions"] += counter.count(instructions) + ITEM_OVERHEAD_TOKENS
+    parts["instructions"] += sum(counter.count(tool_schema_text(t)) for t in tools)
+    if new_input_start is None:
+        users = [i for i, it in enumerate(items) if item_kind(it) == "user"]
+        new_input_start = users[-1] if users else len(items)
+    for index, item in enumerate(items):
+        tokens = counter.count_item(item)
+        if retrieved is not None and retrieved(item):
+            parts["retrieved"] += tokens
+        elif is_output(item):
+            parts["tool_results"] += tokens
+        elif index >= new_input_start and item_kind(item) == "user":
+            parts["new_input"] += tokens
+        else:
+            parts["history"] += tokens
+    return parts
+
+
+class ModelInputRecorder:
+    """A ``call_model_input_filter`` that records every model input (optionally wrapping
+    another filter, whose output is what gets recorded and sent)."""
+
+    def __init__(self, inner: Callable[[CallModelData[Any]], Any] | None = None,
+                 retrieved: Callable[[Mapping[str, Any]], bool] | None = None):
+        self.inner = inner
+        self.retrieved = retrieved
+        self.calls: list[ModelCallRecord] = []
+
+    async def __call__(self, data: CallModelData[Any]) -> ModelInputData:
+        result = data.model_data
+        if self.inner is not None:
+            produced = self.inner(data)
+            result = await produced if inspect.isawaitable(produced) else produced
+        tools = await data.agent.get_all_tools(_EmptyContext()) if hasattr(
+            data.agent, "get_all_tools") else []
+        items = [clone(i) for i in result.input]
+        self.calls.append(ModelCallRecord(
+            result.instructions, items,
+            window_parts(result.instructions, items, tools, retrieved=self.retrieved),
+        ))
+        return result
+
+
+class _EmptyContext:
+    """Stands in for the run context when listing an agent's tools (no context needed)."""
+
+    context = None
+
+
+async def run_conversation(
+    agent: Agent[Any],
+    user_messages: Iterable[str],
+    session: Any,
+    *,
+    run_config: RunConfig | None = None,
+    streamed: bool = False,
+    max_turns: int = 10,
+) -> list[TurnRecord]:
+    """Send each message in its own ``Runner.run`` with ``session``; record every turn."""
+    config = run_config or RunConfig()
+    recorder = ModelInputRecorder(inner=config.call_model_input_filter)
+    config = replace(config, call_model_input_filter=recorder)
+    records: list[TurnRecord] = []
+    for number, message in enumerate(user_messages, start=1):
+        if not isinstance(message, str) or not message.strip():
+            raise ValueError(f"user message {number} must be a non-empty string")
+        before = len(recorder.calls)
+        if streamed:
+            result = Runner.run_streamed(agent, message, session=session, run_config=config,
+                                         max_turns=max_turns)
+            async for _ in result.stream_events():
+                pass
+        else:
+            result = await Runner.run(agent, message, session=session, run_config=config,
+                                      max_turns=max_turns)
+        calls = recorder.calls[before:]
+        usages = [r.usage for r in result.raw_responses]
+        calls = [
+            replace(c, input_tokens=u.input_tokens, output_tokens=u.output_tokens)
+            if u is not None else c
+            for c, u in zip(calls, usages + [None] * (len(calls) - len(usages)), strict=False)
+        ]
+        tool_calls = [
+            getattr(item.raw_item, "name", "") for item in result.new_items
+            if getattr(item, "type", "") == "tool_call_item"
+        ]
+        records.append(TurnRecord(number, message, str(result.final_output), calls, tool_calls))
+    return records
+
+
+def recalled(records: Sequence[TurnRecord], probe: Any) -> bool:
+    """True when the reply at the probe's turn contains the expected value verbatim."""
+    if probe.turn > len(records):
+        raise ValueError(f"probe at turn {probe.turn}, but only {len(records)} turns were run")
+    return probe.expected in records[probe.turn - 1].reply
+
+
+def probe_table(records_by_label: Mapping[str, Sequence[TurnRecord]], probes: Sequence[Any]) -> str:
+    """A text table: one row per probe, one column per run (✓ recalled, ✗ not)."""
+    labels = list(records_by_label)
+    width = max(12, *(len(label) for label in labels))
+    header = f"{'turn':>4}  {'fact':<10}  " + "  ".join(f"{label:^{width}}" for label in labels)
+    lines = [header, "-" * len(header)]
+    for probe in probes:
+        marks = [
+            "✓ recalled" if recalled(records_by_label[label], probe) else "✗ forgot"
+            for label in labels
+        ]
+        lines.append(f"{probe.turn:>4}  {probe.fact:<10}  "
+                     + "  ".join(f"{mark:^{width}}" for mark in marks))
+    totals = [sum(recalled(records_by_label[label], p) for p in probes) for label in labels]
+    lines.append(f"{'':>4}  {'total':<10}  "
+                 + "  ".join(f"{f'{t}/{len(probes)}':^{width}}" for t in totals))
+    return "\n".join(lines)

@@ -1,0 +1,279 @@
+"""Checks for the lessons' exercises.
+
+Each lesson ends with an exercise: the learner fills in a cell, then runs a check from this
+module, which answers with a :class:`CheckResult` that renders as a one-line verdict. A
+check never raises for a wrong answer (so a notebook always runs top to bottom); an
+answer left as ``None`` reports "not answered yet". The checks compute the right answer
+themselves, with the offline backend, so they stay correct if the course data changes.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import Any
+
+from agents import RunConfig, SQLiteSession
+
+from ..course.agent import make_support_agent
+from ..course.corpora import seed_trimming_flow, support_chat_script
+from ..course.costs import cost_usd
+from ..course.offline import OfflineSupportModel
+from ..course.runs import TurnRecord, run_conversation
+from ..sessions import SummarizingSession, TrimmingSession
+
+#: Checks run the offline model: nothing to trace or export.
+_QUIET = RunConfig(tracing_disabled=True)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The verdict on one answer: ``passed`` is True, False, or None (not answered yet)."""
+
+    passed: bool | None
+    message: str
+
+    def __bool__(self) -> bool:
+        return self.passed is True
+
+    def __str__(self) -> str:
+        mark = {True: "✅ correct", False: "❌ not yet", None: "⏳ not answered yet"}[self.passed]
+        return f"{mark}: {self.message}"
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        color = {True: "#009E73", False: "#D55E00", None: "#666666"}[self.passed]
+        return f"<p style='color:{color};font-weight:bold'>{html.escape(str(self))}</p>"
+
+
+def _pending(what: str) -> CheckResult:
+    return CheckResult(None, f"fill in {what} in the cell above, run it, then run this check")
+
+
+# ---------------------------------------------------------------------------- lesson 00
+
+async def check_quickstart(session: Any) -> CheckResult:
+    """Lesson 00: a session holding the seed trimming flow whose view is the last 2 turns."""
+    if session is None:
+        return _pending("`my_session`")
+    flow = seed_trimming_flow().items
+    try:
+        raw = await session.raw_items() if hasattr(session, "raw_items") else None
+        view = await session.get_items()
+    except Exception as exc:  # a broken answer is a verdict, not a crash
+        return CheckResult(False, f"reading the session failed: {type(exc).__name__}: {exc}")
+    if raw is not None and raw != flow:
+        return CheckResult(False, "the session should store all 8 items of the seed flow, "
+                                  f"in order; it stores {len(raw)}")
+    if view == flow[4:]:
+        return CheckResult(True, "the model sees items 4-7: the last two user turns, whole")
+    users = sum(1 for item in view if item.get("role") == "user")
+    return CheckResult(False, f"the view has {len(view)} items and {users} user turns; "
+                              "it should show exactly the last 2 turns (4 items)")
+
+
+# ---------------------------------------------------------------------------- lesson 01
+
+def check_run_cost(answer: float | None, records: list[TurnRecord],
+                   model: str = "gpt-4.1") -> CheckResult:
+    """Lesson 01: the dollar cost of the whole run at ``model``'s price."""
+    if answer is None:
+        return _pending("`total_cost`")
+    if not records:
+        return CheckResult(False, "no turns recorded: run the conversation first")
+    inputs = sum(r.input_tokens for r in records)
+    outputs = sum(r.output_tokens for r in records)
+    expected = cost_usd(inputs, outputs, model)
+    if isinstance(answer, bool) or not isinstance(answer, (int, float)):
+        return CheckResult(False, f"expected a number of dollars, got {type(answer).__name__}")
+    if abs(answer - expected) <= 0.005 * expected:
+        return CheckResult(True, f"${expected:.4f} for {inputs:,} input and {outputs:,} output "
+                                 f"tokens at {model} prices")
+    if abs(answer - cost_usd(inputs, 0, model)) <= 0.005 * expected:
+        return CheckResult(False, "close: you priced the input tokens only; outputs cost too")
+    return CheckResult(False, f"${answer:.4f} is not it; add input and output tokens over all "
+                              f"turns and price each with ctxlab.course.costs (model {model!r})")
+
+
+# ---------------------------------------------------------------------------- lesson 02
+
+async def _ticket_recalled(max_turns: int) -> bool:
+    messages, probes = support_chat_script()
+    probe = next(p for p in probes if p.fact == "ticket_id")
+    agent = make_support_agent(OfflineSupportModel())
+    session = TrimmingSession(f"exercise-{max_turns}", max_turns=max_turns)
+    records = await run_conversation(agent, messages[: probe.turn], session, run_config=_QUIET)
+    return probe.expected in records[-1].reply
+
+
+async def smallest_window_for_ticket() -> int:
+    """The smallest ``max_turns`` for which the agent still answers the ticket question.
+
+    A larger window holds everything a smaller one does, so recall is monotone in
+    ``max_turns`` and a binary search finds the edge.
+    """
+    low, high = 1, 20  # 20 turns hold the whole conversation up to the question
+    while low < high:
+        middle = (low + high) // 2
+        if await _ticket_recalled(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+async def check_smallest_window(answer: int | None) -> CheckResult:
+    """Lesson 02: the smallest TrimmingSession window that still recalls the ticket."""
+    if answer is None:
+        return _pending("`smallest_max_turns`")
+    if isinstance(answer, bool) or not isinstance(answer, int) or answer < 1:
+        return CheckResult(False, f"expected a positive whole number of turns, got {answer!r}")
+    expected = await smallest_window_for_ticket()
+    if answer == expected:
+        return CheckResult(True, f"max_turns={expected}: the ticket id is still in the window, "
+                                 "and one turn less loses it")
+    if answer > expected:
+        return CheckResult(False, f"max_turns={answer} works but is not the smallest; look for "
+                                  "the last turn where the ticket id appears, in any item")
+    return CheckResult(False, f"with max_turns={answer} the agent no longer sees the ticket id")
+
+
+# ---------------------------------------------------------------------------- lesson 03
+
+async def check_summarizing_setup(keep_last_n_turns: int | None,
+                                  context_limit: int | None) -> CheckResult:
+    """Lesson 03: a SummarizingSession that answers all five recall probes of the support
+    chat while sending at most 60% of the input tokens of the full history."""
+    if keep_last_n_turns is None or context_limit is None:
+        return _pending("`keep_last_n_turns` and `context_limit`")
+    try:
+        session = SummarizingSession(keep_last_n_turns, context_limit, session_id="exercise")
+    except ValueError as exc:
+        return CheckResult(False, str(exc))
+    messages, probes = support_chat_script()
+    agent = make_support_agent(OfflineSupportModel())
+    records = await run_conversation(agent, messages, session, run_config=_QUIET)
+    full = await run_conversation(agent, messages, SQLiteSession("exercise-full"),
+                                  run_config=_QUIET)
+    missed = [p.fact for p in probes if p.expected not in records[p.turn - 1].reply]
+    used = sum(r.input_tokens for r in records)
+    full_tokens = sum(r.input_tokens for r in full)
+    budget = full_tokens * 6 // 10
+    if missed:
+        return CheckResult(False, f"the agent could not recall: {', '.join(missed)}")
+    if used > budget:
+        return CheckResult(False, f"all probes answered, but {used:,} input tokens is more than "
+                                  f"60% of the full history's {full_tokens:,}; fold sooner")
+    return CheckResult(True, f"all 5 probes answered with {used:,} input tokens "
+                             f"(full history: {full_tokens:,})")
+
+
+# ---------------------------------------------------------------------------- lesson 04
+
+async def check_budget_setup(manager: Any) -> CheckResult:
+    """Lesson 04: a ContextManager with ``max_tokens <= 2500`` under which the agent, over
+    the full-history chat, still answers all five recall probes."""
+    from ..context import ContextManager
+
+    if manager is None:
+        return _pending("`my_manager`")
+    if not isinstance(manager, ContextManager):
+        return CheckResult(False, f"expected a ContextManager, got {type(manager).__name__}")
+    if manager.max_tokens > 2500:
+        return CheckResult(False, f"max_tokens={manager.max_tokens}: the budget is 2,500 tokens")
+    messages, probes = support_chat_script()
+    agent = make_support_agent(OfflineSupportModel())
+    config = manager.run_config(tracing_disabled=True)
+    records = await run_conversation(agent, messages, SQLiteSession("exercise-04"),
+                                     run_config=config)
+    missed = [p.fact for p in probes if p.expected not in records[p.turn - 1].reply]
+    if missed:
+        return CheckResult(False, f"within {manager.max_tokens:,} tokens the agent forgot: "
+                                  f"{', '.join(missed)}; what takes the room in older turns?")
+    largest = max(c.input_tokens or 0 for r in records for c in r.calls[1:] or r.calls)
+    return CheckResult(True, f"all 5 probes answered with at most {manager.max_tokens:,} tokens "
+                             f"per call (largest later call: {largest:,})")
+
+
+# ---------------------------------------------------------------------------- lesson 05
+
+async def check_memory_setup(make_session: Any, make_manager: Any) -> CheckResult:
+    """Lesson 05: ``make_session()`` and ``make_manager(session)`` build a memory setup that
+    answers all five probes with at most 45% of the full history's input tokens."""
+    if make_session is None or make_manager is None:
+        return _pending("`make_session` and `make_manager`")
+    if not callable(make_session) or not callable(make_manager):
+        return CheckResult(False, "both answers must be functions (for example lambdas)")
+    messages, probes = support_chat_script()
+    agent = make_support_agent(OfflineSupportModel())
+    try:
+        session = make_session()
+        manager = make_manager(session)
+    except Exception as exc:
+        return CheckResult(False, f"building the setup failed: {type(exc).__name__}: {exc}")
+    config = manager.run_config(tracing_disabled=True) if manager is not None else _QUIET
+    records = await run_conversation(agent, messages, session, run_config=config)
+    full = await run_conversation(agent, messages, SQLiteSession("exercise-05-full"),
+                                  run_config=_QUIET)
+    used = sum(r.input_tokens for r in records)
+    full_tokens = sum(r.input_tokens for r in full)
+    missed = [p.fact for p in probes if p.expected not in records[p.turn - 1].reply]
+    if missed:
+        return CheckResult(False, f"the agent could not recall: {', '.join(missed)}")
+    if used > full_tokens * 0.45:
+        return CheckResult(False, f"all probes answered, but with {used / full_tokens:.0%} of "
+                                  "the full history's tokens; the target is 45%")
+    return CheckResult(True, f"all 5 probes answered with {used:,} input tokens, "
+                             f"{used / full_tokens:.0%} of the full history's {full_tokens:,}")
+
+
+# ---------------------------------------------------------------------------- lesson 06
+
+async def check_memory_choice(spec: str | None) -> CheckResult:
+    """Lesson 06: see :func:`ctxlab.eval.exercise.check_memory_choice`."""
+    from .exercise import check_memory_choice as check
+
+    return await check(spec)
+
+
+# ---------------------------------------------------------------------------- lesson 07
+
+#: A tool output that leaks more than the agent needs (the exercise's input).
+LEAKY_ORDER_OUTPUT: dict[str, Any] = {
+    "order_id": "ORD-55120",
+    "status": "shipped",
+    "carrier": "UPS",
+    "customer_name": "Dana Whitfield",
+    "home_address": "12 Elm Street, Springfield",
+    "contact": "dana.whitfield@example.com",
+    "payment": {"card": "4111 1111 1111 1111", "amount_usd": 129.0},
+}
+
+
+def check_redaction(redactor: Any) -> CheckResult:
+    """Lesson 07: a Redactor that removes the customer's name and home address, masks the
+    email and the card number, and keeps what the agent needs (order id, status)."""
+    import json
+
+    from ..core.redaction import Redactor
+
+    if redactor is None:
+        return _pending("`my_redactor`")
+    if not isinstance(redactor, Redactor):
+        return CheckResult(False, f"expected a ctxlab.Redactor, got {type(redactor).__name__}")
+    item = {"type": "function_call_output", "call_id": "call_ex7",
+            "output": json.dumps(LEAKY_ORDER_OUTPUT)}
+    redacted = redactor.redact_item(dict(item), "lookup_order")
+    text = str(redacted.get("output", ""))
+    leaks = [label for label, value in (
+        ("the customer's name", "Dana Whitfield"), ("the home address", "12 Elm Street"),
+        ("the email", "dana.whitfield@example.com"), ("the card number", "4111 1111 1111 1111"),
+    ) if value in text]
+    lost = [label for label, value in (("the order id", "ORD-55120"), ("the status", "shipped"))
+            if value not in text]
+    if leaks:
+        return CheckResult(False, f"still stored: {', '.join(leaks)}")
+    if lost:
+        return CheckResult(False, f"too much removed: {', '.join(lost)} must stay")
+    return CheckResult(True, f"stored as {text}")

@@ -1,0 +1,28 @@
+"""Every colour ctxlab draws with, in one place (widgets, plots and tables agree).
+
+* :data:`STATE_COLORS`: the fate of an item (kept, summary, summarized, dropped); defined
+  with the ledger (:mod:`ctxlab.core.ledger`), which renders itself with them;
+* :data:`SECTION_COLORS`: the sections of one model call (instructions, summary, ...).
+
+All are Okabe-Ito colours, which stay distinguishable with the common colour-vision
+deficiencies.
+"""
+
+from __future__ import annotations
+
+from ..core.ledger import STATE_COLORS
+
+#: Okabe-Ito colours (colour-blind-safe). Summary and recent turns reuse the colours of the
+#: ``summary`` and ``kept`` states so that chips, bars and heatmaps agree.
+SECTION_COLORS: dict[str, str] = {
+    "instructions": "#56B4E9",
+    "summary": "#0072B2",
+    "recent_turns": "#009E73",
+    "tool_outputs": "#F0E442",
+    "retrieved_memory": "#D55E00",
+    "structured_state": "#CC79A7",
+    "new_input": "#000000",
+}
+
+
+__all__ = ["SECTION_COLORS", "STATE_COLORS"]

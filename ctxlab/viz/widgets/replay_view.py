@@ -1,0 +1,207 @@
+"""ReplayView: scrub through a recorded conversation, one model call at a time."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import ipywidgets as widgets
+
+from ...core.sections import budget_sections, full_tokens, sent_tokens
+from ...core.tokens import TokenCounter, get_token_counter
+from ...eval.replay import Snapshot, replay
+from .budget_bar import BudgetBar
+from .render import (
+    esc,
+    input_chip_html,
+    model_input_html,
+    replay_html,
+    replay_row_html,
+    turn_label,
+)
+from .session_view import SessionView
+
+
+class ReplayView(widgets.VBox):
+    """A slider and previous/next buttons over :class:`~ctxlab.eval.replay.Snapshot` s.
+
+    Each step shows what one model call was sent: the session's ledger at that moment as
+    chips (watch the window slide and older turns fold into a summary), the new input, a
+    :class:`BudgetBar` and the list of items with token totals. Scrubbing only redraws
+    recorded ledgers; no model and no session is called.
+
+    Record one with ``view = await ReplayView.record(items, session)``.
+    """
+
+    def __init__(
+        self,
+        snapshots: Sequence[Snapshot],
+        *,
+        title: str | None = None,
+        instructions_tokens: int = 0,
+        token_counter: TokenCounter | None = None,
+        start: int = 1,
+    ):
+        super().__init__()
+        if isinstance(snapshots, Snapshot) or not isinstance(snapshots, Sequence):
+            raise ValueError(
+                f"ReplayView needs a list of Snapshot (from ctxlab.eval.replay.replay), got "
+                f"{type(snapshots).__name__}"
+            )
+        bad = next((n for n, s in enumerate(snapshots) if not isinstance(s, Snapshot)), None)
+        if bad is not None:
+            raise ValueError(
+                f"ReplayView: item {bad} is a {type(snapshots[bad]).__name__}, not a Snapshot"
+            )
+        if not snapshots:
+            raise ValueError("ReplayView needs at least one snapshot; the replay recorded none")
+        self.add_class("ctxlab-replay-view")
+        self.title = title
+        self.instructions_tokens = instructions_tokens
+        self.snapshots: tuple[Snapshot, ...] = tuple(snapshots)
+        counter = token_counter or get_token_counter()
+        self._inputs = [
+            [(item, counter.count_item(item)) for item in s.new_input] for s in self.snapshots
+        ]
+        self._sections = [
+            budget_sections(
+                s.ledger,
+                instructions_tokens=instructions_tokens,
+                new_input_tokens=sum(t for _, t in fresh),
+            )
+            for s, fresh in zip(self.snapshots, self._inputs, strict=True)
+        ]
+        self._last_turn = max((s.turn for s in self.snapshots), default=0)
+        count = len(self.snapshots)
+        if not 1 <= start <= count:
+            raise ValueError(f"start must be between 1 and {count}, got {start!r}")
+
+        self.slider = widgets.IntSlider(
+            value=start, min=1, max=count, step=1, description="model call",
+            continuous_update=True, layout=widgets.Layout(width="420px"),
+            style={"description_width": "initial"},
+        )
+        self.slider.add_class("ctxlab-replay-slider")
+        self.prev_button = widgets.Button(description="◀ previous", tooltip="previous turn",
+                                          layout=widgets.Layout(width="auto"))
+        self.prev_button.add_class("ctxlab-prev")
+        self.next_button = widgets.Button(description="next ▶", tooltip="next turn",
+                                          layout=widgets.Layout(width="auto"))
+        self.next_button.add_class("ctxlab-next")
+        self.status = widgets.HTML()
+        self.status.add_class("ctxlab-replay-status")
+        self.session_view = SessionView(self.snapshots[start - 1].ledger)
+        self.new_input = widgets.HTML()
+        self.budget = BudgetBar()
+        self.model_input = widgets.HTML()
+        self.prev_button.on_click(lambda _b: self.previous())
+        self.next_button.on_click(lambda _b: self.next())
+        self.slider.observe(self._on_slider, names="value")
+        controls = widgets.HBox((self.prev_button, self.slider, self.next_button),
+                                layout=widgets.Layout(align_items="center"))
+        self.children = (controls, self.status, self.session_view, self.new_input,
+                         self.budget, self.model_input)
+        self._render(start)
+
+    @classmethod
+    async def record(
+        cls,
+        conversation_items: Sequence[Mapping[str, Any]],
+        session: Any,
+        *,
+        limit: int | None = None,
+        title: str | None = None,
+        instructions_tokens: int = 0,
+    ) -> ReplayView:
+        """Replay ``conversation_items`` into ``session`` as the Runner would, and view it.
+
+        ``session`` should be empty: the replay appends to it. ``limit`` is the item limit
+        the Runner would pass to ``get_items``.
+        """
+        snapshots = await replay(conversation_items, session, limit=limit)
+        counter = getattr(session, "token_counter", None)
+        return cls(
+            snapshots,
+            title=title,
+            instructions_tokens=instructions_tokens,
+            token_counter=counter if isinstance(counter, TokenCounter) else None,
+        )
+
+    # -- navigation --------------------------------------------------------------------
+    @property
+    def step(self) -> int:
+        """The selected snapshot, 1-based (the slider's value)."""
+        return self.slider.value
+
+    @property
+    def snapshot(self) -> Snapshot:
+        return self.snapshots[self.slider.value - 1]
+
+    @property
+    def sections(self) -> dict[str, int]:
+        """Budget sections of the selected model call."""
+        return dict(self._sections[self.slider.value - 1])
+
+    def go(self, step: int) -> None:
+        """Show snapshot ``step`` (1-based; clamped to the recorded range)."""
+        self.slider.value = min(max(int(step), self.slider.min), self.slider.max)
+
+    def next(self) -> None:
+        self.go(self.slider.value + 1)
+
+    def previous(self) -> None:
+        self.go(self.slider.value - 1)
+
+    def _on_slider(self, change: Mapping[str, Any]) -> None:
+        self._render(int(change["new"]))
+
+    def _render(self, step: int) -> None:
+        snapshot = self.snapshots[step - 1]
+        fresh = self._inputs[step - 1]
+        sections = self._sections[step - 1]
+        sent, full = sent_tokens(sections), full_tokens(sections)
+        self.prev_button.disabled = step <= 1
+        self.next_button.disabled = step >= len(self.snapshots)
+        label = turn_label(snapshot.turn, self._last_turn)
+        what = (
+            "the next model call would see" if not snapshot.turn
+            else "the model was sent"
+        )
+        heading = f"<b>{esc(self.title)}</b> · " if self.title else ""
+        self.status.value = (
+            f"<div style='font-size:13px'>{heading}<b>{label}</b> "
+            f"({step} of {len(self.snapshots)}): {what} {sent:,} tokens; the full "
+            f"history would be {full:,}</div>"
+        )
+        self.session_view.title = f"history at {label}"
+        self.session_view.show(snapshot.ledger)
+        chips = "".join(input_chip_html(item, tokens) for item, tokens in fresh)
+        self.new_input.value = (
+            f"<div style='font-size:13px'><b>new input</b> {chips}</div>" if fresh else ""
+        )
+        self.budget.show(sections)
+        self.model_input.value = model_input_html(
+            list(snapshot.ledger.view()), fresh,
+            instructions_tokens=self.instructions_tokens, final=not snapshot.turn,
+        )
+
+    # -- static forms ------------------------------------------------------------------
+    def to_html(self) -> str:
+        """Every recorded model call as one row of chips, stacked (no widgets needed)."""
+        rows = [
+            replay_row_html(
+                turn_label(s.turn, self._last_turn), s.turn, list(s.ledger), fresh, sections
+            )
+            for s, fresh, sections in zip(self.snapshots, self._inputs, self._sections,
+                                          strict=True)
+        ]
+        return replay_html(rows, title=self.title)
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+    def __repr__(self) -> str:
+        return (
+            f"ReplayView({len(self.snapshots)} snapshots, turns 1..{self._last_turn}, "
+            f"showing {self.slider.value})"
+        )

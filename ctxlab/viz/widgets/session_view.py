@@ -1,0 +1,303 @@
+"""SessionView: one chip per ledger entry, grouped by turn and coloured by state."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import ipywidgets as widgets
+
+from ...core.ledger import STATES, Ledger, LedgerEntry
+from .chips import ChipGroup, chip_label, chip_tooltip, group_entries, state_color, text_color
+from .render import (
+    chip_classes,
+    detail_html,
+    group_label_html,
+    header_html,
+    ledger_html,
+    legend_html,
+)
+
+
+def as_ledger(value: Any) -> Ledger:
+    """``value`` as a Ledger (a Ledger, or a sequence of LedgerEntry); ValueError otherwise."""
+    if isinstance(value, Ledger):
+        return value
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+        bad = next((n for n, e in enumerate(value) if not isinstance(e, LedgerEntry)), None)
+        if bad is None:
+            return Ledger(list(value))
+    raise ValueError(
+        "expected a Ledger, a list of LedgerEntry, or a session with an async ledger() "
+        f"method (every ctxlab session has one); got {type(value).__name__}"
+    )
+
+
+def is_ledger_source(value: Any) -> bool:
+    """True for objects whose ``ledger()`` method a view can await (ctxlab sessions)."""
+    return not isinstance(value, (Ledger, Sequence)) and callable(getattr(value, "ledger", None))
+
+SELECTED = "2px solid #000000"
+UNSELECTED = "2px solid transparent"
+
+
+class SessionView(widgets.VBox):
+    """What the model sees, item by item: a chip per ledger entry.
+
+    Rows are the preamble, each user turn and the synthetic items a strategy injects (a
+    summary sits after the turns it folds). Each chip names the item kind, is coloured by
+    state (:data:`ctxlab.core.ledger.STATE_COLORS`, with a mark so colour is not the only cue),
+    and has a tooltip with a preview and the exact token count. Clicking a chip shows its
+    full text in the detail pane below.
+
+    Build it from a :class:`~ctxlab.core.ledger.Ledger`, or from a session::
+
+        view = await SessionView.from_session(session)
+        ...                                  # the session changes
+        await view.refresh()                 # read its ledger again
+
+    Passing a session to the constructor also works inside a running event loop (Jupyter):
+    the first read is scheduled and the view fills in a moment later.
+
+    A view bound to a ctxlab session follows it: every change (items added, a summary
+    applied, a setting changed) schedules a redraw, so the chips stay current while the
+    agent runs. ``live=False`` turns that off; :meth:`close` unsubscribes.
+    """
+
+    def __init__(
+        self,
+        ledger_or_session: Any = None,
+        *,
+        title: str | None = None,
+        limit: int | None = None,
+        auto_refresh: bool = True,
+        live: bool = True,
+    ):
+        super().__init__()
+        self.add_class("ctxlab-session-view")
+        self.title = title
+        self.limit = limit
+        self.session: Any = None
+        self.selected: LedgerEntry | None = None
+        self._selected_at: int | None = None
+        self._ledger = Ledger([])
+        self._groups: list[ChipGroup] = []
+        self._chip_entries: list[LedgerEntry] = []
+        self._pool: list[widgets.Button] = []
+        self._rows: list[tuple[widgets.HBox, widgets.HTML, widgets.HBox]] = []
+        self._task: asyncio.Task[Ledger] | None = None
+        self._dirty = False
+        self._live = bool(live)
+        self._unsubscribe: Any = None
+        self.header = widgets.HTML()
+        self.legend = widgets.HTML()
+        self.groups_box = widgets.VBox(layout=widgets.Layout(margin="2px 0"))
+        self._empty = widgets.HTML("<span style='color:#555'>The session is empty.</span>")
+        self.detail = widgets.HTML(detail_html(None))
+        self.detail.add_class("ctxlab-detail-pane")
+        self.children = (self.header, self.legend, self.groups_box, self.detail)
+        if ledger_or_session is None:
+            self.show(Ledger([]))
+        elif is_ledger_source(ledger_or_session):
+            self._bind(ledger_or_session)
+            self.show(Ledger([]))
+            self.header.value = header_html(title, []) + (
+                "<div style='color:#555'>reading the session…</div>"
+            )
+            if auto_refresh:
+                self._schedule_refresh()
+        else:
+            self.show(as_ledger(ledger_or_session))
+
+    # -- building ----------------------------------------------------------------------
+    @classmethod
+    async def from_session(cls, session: Any, **kwargs: Any) -> SessionView:
+        """A view of ``session``'s ledger, read now, that then follows the session's changes
+        (``live=False`` to freeze it; ``await view.refresh()`` reads it again by hand)."""
+        view = cls(session, auto_refresh=False, **kwargs)
+        await view.refresh()
+        return view
+
+    async def refresh(self) -> Ledger:
+        """Read the bound session's ledger again and redraw (just redraws without a session)."""
+        if self.session is None:
+            self.show(self._ledger)
+            return self._ledger
+        ledger = await self.session.ledger(self.limit)
+        self.show(ledger)
+        return ledger
+
+    async def update_from(self, session: Any) -> Ledger:
+        """Bind the view to ``session`` (any object with an async ``ledger()``) and redraw."""
+        if not is_ledger_source(session):
+            raise ValueError(
+                "update_from needs a session with an async ledger() method, got "
+                f"{type(session).__name__}"
+            )
+        self._bind(session)
+        return await self.refresh()
+
+    def _bind(self, session: Any) -> None:
+        """Show ``session`` and, when live, follow its changes (unfollowing any other)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self.session = session
+        subscribe = getattr(session, "subscribe", None)
+        if self._live and callable(subscribe):
+            self._unsubscribe = subscribe(self._on_session_change)
+
+    def _on_session_change(self, _session: Any) -> None:
+        # Called by the session, possibly under its lock: only schedule the redraw. While a
+        # redraw is pending, further changes just mark the view dirty (one more redraw).
+        if self._task is not None and not self._task.done():
+            self._dirty = True
+            return
+        self._schedule_refresh()
+
+    def close(self) -> None:
+        """Stop following the session and close the widget."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        super().close()
+
+    def _schedule_refresh(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.header.value = header_html(self.title, []) + (
+                "<div style='color:#555'>call <code>await view.refresh()</code> to read "
+                "the session</div>"
+            )
+            return
+
+        def report(task: asyncio.Task[Ledger]) -> None:
+            if self._dirty and not task.cancelled():
+                self._dirty = False
+                self._schedule_refresh()
+                return
+            if not task.cancelled() and task.exception() is not None:
+                self.header.value += (
+                    f"<div style='color:#B00'>could not read the session: "
+                    f"{task.exception()!r}</div>"
+                )
+
+        self._task = loop.create_task(self.refresh())
+        self._task.add_done_callback(report)
+
+    # -- state -------------------------------------------------------------------------
+    @property
+    def ledger(self) -> Ledger:
+        return self._ledger
+
+    @property
+    def groups(self) -> list[ChipGroup]:
+        """The rows currently shown."""
+        return list(self._groups)
+
+    @property
+    def chips(self) -> list[widgets.Button]:
+        """The chip buttons currently shown, in ledger order."""
+        return self._pool[: len(self._chip_entries)]
+
+    @property
+    def chip_entries(self) -> list[LedgerEntry]:
+        """The entry behind each chip in :attr:`chips`."""
+        return list(self._chip_entries)
+
+    # -- drawing -----------------------------------------------------------------------
+    def show(self, ledger: Any) -> None:
+        """Draw ``ledger`` (reusing chip widgets, so redrawing is cheap)."""
+        ledger = as_ledger(ledger)
+        self._ledger = ledger
+        self._groups = group_entries(ledger)
+        self._chip_entries = list(ledger)
+        counts = ledger.counts()
+        self.header.value = header_html(self.title, ledger)
+        self.legend.value = legend_html({s: counts.get(s, 0) for s in STATES})
+        self._ensure_pool(len(ledger))
+        rows = []
+        for n, group in enumerate(self._groups):
+            row, label, chips = self._row(n)
+            label.value = group_label_html(group.label, group.tokens, group.sent_tokens)
+            buttons = self._pool[group.start : group.start + len(group.entries)]
+            for button, entry in zip(buttons, group.entries, strict=True):
+                self._style_chip(button, entry)
+            chips.children = tuple(buttons)
+            row._dom_classes = ("ctxlab-group", f"ctxlab-group-{group.key.replace(':', '-')}")
+            rows.append(row)
+        self.groups_box.children = tuple(rows) if rows else (self._empty,)
+        again = self._find(self.selected)
+        self.selected, self._selected_at = None, None
+        if again is None:
+            self.detail.value = detail_html(None)
+        else:
+            self.select(again)
+
+    def select(self, position: int) -> LedgerEntry:
+        """Show the full text of the ``position``-th ledger entry in the detail pane."""
+        if not 0 <= position < len(self._chip_entries):
+            raise IndexError(
+                f"no chip at position {position}; the view has {len(self._chip_entries)} chips"
+            )
+        entry = self._chip_entries[position]
+        if self._selected_at is not None and self._selected_at < len(self._chip_entries):
+            self._pool[self._selected_at].layout.border = UNSELECTED
+        self._pool[position].layout.border = SELECTED
+        self.selected, self._selected_at = entry, position
+        self.detail.value = detail_html(entry)
+        return entry
+
+    def _find(self, entry: LedgerEntry | None) -> int | None:
+        """Where the same item is in the current ledger (its state may have changed)."""
+        if entry is None:
+            return None
+        for n, candidate in enumerate(self._chip_entries):
+            if entry.index is not None and candidate.index == entry.index:
+                return n
+            if (entry.index is None and candidate.index is None
+                    and (candidate.kind, candidate.text) == (entry.kind, entry.text)):
+                return n
+        return None
+
+    def _ensure_pool(self, size: int) -> None:
+        while len(self._pool) < size:
+            slot = len(self._pool)
+            button = widgets.Button(
+                layout=widgets.Layout(width="auto", height="24px", margin="2px",
+                                      padding="0 8px", border=UNSELECTED)
+            )
+            button.on_click(lambda _button, slot=slot: self.select(slot))
+            self._pool.append(button)
+
+    @staticmethod
+    def _style_chip(button: widgets.Button, entry: LedgerEntry) -> None:
+        color = state_color(entry.state)
+        button.description = chip_label(entry)
+        button.tooltip = chip_tooltip(entry)
+        button.style.button_color = color
+        button.style.text_color = text_color(color)
+        button.layout.border = UNSELECTED
+        button._dom_classes = chip_classes(entry)
+
+    def _row(self, n: int) -> tuple[widgets.HBox, widgets.HTML, widgets.HBox]:
+        while len(self._rows) <= n:
+            label = widgets.HTML(layout=widgets.Layout(width="130px", flex="none"))
+            chips = widgets.HBox(layout=widgets.Layout(flex_flow="row wrap", flex="1"))
+            row = widgets.HBox((label, chips), layout=widgets.Layout(align_items="flex-start"))
+            self._rows.append((row, label, chips))
+        return self._rows[n]
+
+    # -- static forms ------------------------------------------------------------------
+    def to_html(self) -> str:
+        """The view as static HTML (chips with tooltips, legend, full texts)."""
+        return ledger_html(self._ledger, title=self.title)
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{s}={n}" for s, n in self._ledger.counts().items() if n)
+        return f"SessionView({len(self._ledger)} entries: {counts or 'empty'})"
