@@ -54,6 +54,11 @@ def assistant(text: str, item_id: str | None = None) -> dict[str, Any]:
     return item
 
 
+def summary_reply(text: str) -> dict[str, Any]:
+    """The assistant half of a summary pair as sessions show it (a plain-text message)."""
+    return {"role": "assistant", "content": text}
+
+
 def call(call_id: str, name: str = "lookup", **args: Any) -> dict[str, Any]:
     return {
         "type": "function_call",

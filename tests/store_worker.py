@@ -33,11 +33,18 @@ class RecordingSession(SummarizingSession):
 
     applied: list[list[Any]]
 
-    async def _apply_record(self, job: Any, record: SummaryRecord) -> bool:
-        done = await super()._apply_record(job, record)
-        if done:
-            self.applied.append([record.generation, *record.items, *record.turns])
-        return done
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.applied = []
+        apply = self._engine.apply
+
+        async def recording_apply(job: Any, record: SummaryRecord) -> bool:
+            done = await apply(job, record)
+            if done:
+                self.applied.append([record.generation, *record.items, *record.turns])
+            return done
+
+        self._engine.apply = recording_apply  # type: ignore[method-assign]
 
 
 class HangingSummarizer:
@@ -72,7 +79,6 @@ def make_session(spec: dict[str, Any], store: Any, marker: str | None = None
         summarizer = RecordingSummarizer(delay=spec.get("delay", 0.0))
     session = RecordingSession(spec["keep"], spec["limit"], summarizer, store=store,
                                lease_ttl=spec.get("lease_ttl"), summary_timeout=None)
-    session.applied = []
     return session
 
 

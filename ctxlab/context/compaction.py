@@ -32,8 +32,9 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..core.identifiers import STRICT_KINDS, find_identifiers
-from ..core.items import is_user_message, item_text, item_type
+from ..core.items import item_text, item_type
 from ..core.tokens import DEFAULT_ENCODING, ITEM_OVERHEAD_TOKENS, TokenCounter, get_token_counter
+from ..core.turns import turn_starts
 
 if TYPE_CHECKING:
     from agents.run_config import CallModelData, ModelInputData
@@ -282,7 +283,7 @@ class ToolOutputCompactor:
         keep = self.keep_recent_turns if keep_recent_turns is None else keep_recent_turns
         if keep == 0:
             return len(items)
-        starts = [i for i, item in enumerate(items) if is_user_message(item)]
+        starts = turn_starts(items)
         if not starts:
             return 0
         return starts[max(0, len(starts) - keep)]

@@ -46,6 +46,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..core.checks import check_int
 from ..core.items import is_output, is_user_message, model_safe
 from ..core.tokens import TokenCounter
 from ..core.validate import repair
@@ -65,7 +66,7 @@ from .sources import (
     retrieved_message,
     state_item,
 )
-from .split import ModelInputParts, split_model_input
+from .split import ModelInputParts, split_by_layout, split_model_input
 from .warnings import ContextBudgetWarning
 
 if TYPE_CHECKING:
@@ -75,12 +76,6 @@ if TYPE_CHECKING:
 Item = Mapping[str, Any]
 
 logger = logging.getLogger("ctxlab.context")
-
-
-def _positive(name: str, value: Any, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return value
 
 
 def _as_items(value: Any, label: str) -> list[Item]:
@@ -101,16 +96,9 @@ def _as_items(value: Any, label: str) -> list[Item]:
 
 
 def summary_pair(text: str, prompt: str = SUMMARY_SHADOW_PROMPT) -> list[dict[str, Any]]:
-    """A summary as the user -> assistant pair a summarizing session shows."""
-    return [
-        {"role": "user", "content": prompt},
-        {
-            "type": "message",
-            "role": "assistant",
-            "status": "completed",
-            "content": [{"type": "output_text", "text": text, "annotations": []}],
-        },
-    ]
+    """A summary as the user -> assistant pair a summarizing session shows (plain-text
+    messages: the form both SDK model classes accept)."""
+    return [{"role": "user", "content": prompt}, {"role": "assistant", "content": text}]
 
 
 async def agent_tools(agent: Any, context: Any = None) -> list[Any]:
@@ -167,11 +155,11 @@ class ContextManager:
             cut to.
         tools: the tool schemas to count; None (the default) asks the agent in filter mode
             and counts none in :meth:`assemble` unless given there.
-        summary_prompts: texts that mark a summary request in the input (see
-            :func:`~ctxlab.context.split_model_input`); a ``session``'s current summary
-            prompt is added automatically.
-        session: optional session; its ``summary.shadow`` (for a SummarizingSession) is
-            recognized as a summary request.
+        summary_prompts: texts that mark a summary request in input that does not come
+            from a ctxlab session (see :func:`~ctxlab.context.split_model_input`).
+        session: the ctxlab session the Runner reads history from: its served layout
+            (:meth:`~ctxlab.MemorySession.served_layout`) says which items are the
+            preamble, the summary pair and which turn, so nothing is re-parsed.
         counter: the token counter (o200k_base by default).
         on_assemble: called with every :class:`AssembledContext` (for logs and plots).
         keep_last: how many results :attr:`calls` remembers.
@@ -188,13 +176,13 @@ class ContextManager:
         protect_recent_turns: int = 1,
         assistant_max_tokens: int = 60,
         tools: Sequence[Any] | None = None,
-        summary_prompts: Iterable[str] = (SUMMARY_SHADOW_PROMPT,),
+        summary_prompts: Iterable[str] = (),
         session: Any = None,
         counter: TokenCounter | None = None,
         on_assemble: Callable[[AssembledContext], Any] | None = None,
         keep_last: int = 256,
     ):
-        self.max_tokens = _positive("max_tokens", max_tokens)
+        self.max_tokens = check_int("max_tokens", max_tokens)
         for label, source in (
             ("state", state),
             ("retriever", retriever),
@@ -208,8 +196,9 @@ class ContextManager:
         self.retriever = retriever
         self.compactor = compactor
         self.role_aware = bool(role_aware)
-        self.protect_recent_turns = _positive("protect_recent_turns", protect_recent_turns, 0)
-        self.assistant_max_tokens = _positive("assistant_max_tokens", assistant_max_tokens)
+        self.protect_recent_turns = check_int("protect_recent_turns", protect_recent_turns,
+                                              minimum=0)
+        self.assistant_max_tokens = check_int("assistant_max_tokens", assistant_max_tokens)
         if tools is not None and (
             isinstance(tools, (str, bytes)) or not isinstance(tools, Sequence)
         ):
@@ -219,7 +208,7 @@ class ContextManager:
         self.session = session
         self.counter = RequestCounter(counter)
         self.on_assemble = on_assemble
-        self.calls: deque[AssembledContext] = deque(maxlen=_positive("keep_last", keep_last))
+        self.calls: deque[AssembledContext] = deque(maxlen=check_int("keep_last", keep_last))
         #: Errors raised by the state or retrieval source (the call went on without it).
         self.source_errors: deque[str] = deque(maxlen=100)
 
@@ -271,7 +260,7 @@ class ContextManager:
         """Assemble a model input as the Runner passes it (history + new input + run items),
         pulling structured state and retrieved memory from the configured sources."""
         items = _as_items(items, "items")
-        parts = split_model_input(items, summary_prompts=self._summary_prompts())
+        parts = self._split(items)
         state = await self._state()
         blocks = await self._retrieve(parts.new_input_text)
         return self._build(parts, instructions, self._tools(tools), state, blocks)
@@ -299,7 +288,7 @@ class ContextManager:
         hist = _as_items(history, "history")
         current = _as_items(new_input, "new_input")
         parts = split_model_input(
-            hist, summary_prompts=self._summary_prompts(), has_new_input=False
+            hist, summary_prompts=self.summary_prompts, has_new_input=False
         )
         summary_items = parts.summary
         if summary is not None:
@@ -319,10 +308,19 @@ class ContextManager:
             raise ValueError(f"tools must be a list of tools, got {type(tools).__name__}")
         return list(tools)
 
-    def _summary_prompts(self) -> tuple[str, ...]:
-        summary = getattr(self.session, "summary", None)
-        shadow = getattr(summary, "shadow", None)
-        return (*self.summary_prompts, shadow) if isinstance(shadow, str) else self.summary_prompts
+    def _split(self, items: list[Item]) -> ModelInputParts:
+        """The input's sections: from the session's served layout when the input starts
+        with what it served, else by turns (and the explicit ``summary_prompts``)."""
+        served = getattr(self.session, "served_layout", None)
+        if callable(served):
+            found = served()
+            if found is not None:
+                parts = split_by_layout(items, *found)
+                if parts is not None:
+                    return parts
+                logger.debug("model input does not start with the session's view; "
+                             "splitting by turns")
+        return split_model_input(items, summary_prompts=self.summary_prompts)
 
     async def _state(self) -> dict[str, Any] | None:
         if self.state is None:

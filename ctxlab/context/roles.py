@@ -67,17 +67,13 @@ def _shorten(text: str, max_tokens: int, counter: RequestCounter) -> str:
 def shorten_assistant(
     item: Mapping[str, Any], max_tokens: int, counter: RequestCounter
 ) -> dict[str, Any]:
-    """An assistant message whose text fits ``max_tokens`` (a new item without ``id``)."""
+    """An assistant message whose text fits ``max_tokens`` (a new plain-text item, without
+    the original's ``id``: the form both SDK model classes accept)."""
     text = content_text(item.get("content"))
     short = shorten_text(text, max_tokens, counter)
     if short == text:
         return dict(item)
-    return {
-        "type": "message",
-        "role": "assistant",
-        "status": "completed",
-        "content": [{"type": "output_text", "text": short, "annotations": []}],
-    }
+    return {"role": "assistant", "content": short}
 
 
 _NO_SCHEMA = ItemSchema("", frozenset(), frozenset())

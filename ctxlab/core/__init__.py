@@ -1,1 +1,7 @@
-"""TODO"""
+"""The library's foundation: what an item is and says (:mod:`.items`, :mod:`.schema`),
+whether a sequence is valid and where it can be cut (:mod:`.validate`), turns (:mod:`.turns`,
+the one segmenter), exact tokens (:mod:`.tokens`), the raw log index (:mod:`.rawlog`), the
+ledger (:mod:`.ledger`), identifiers and typed facts (:mod:`.identifiers`, :mod:`.facts`),
+the sections of a model call (:mod:`.sections`), argument checks (:mod:`.checks`),
+redaction, session ids and digests. Nothing here knows about sessions, stores or the course.
+"""

@@ -10,7 +10,10 @@ States:
 * ``kept``: the item is sent to the model as it is;
 * ``dropped``: not sent (the reason says why: outside the window, over budget, ...);
 * ``summarized``: not sent verbatim, but folded into a summary that is sent;
-* ``summary``: a synthetic item holding (or asking for) that summary.
+* ``summary``: a synthetic item holding (or asking for) that summary;
+* ``pending``: not sent *yet*: a tool call still waiting for its output (the API rejects a
+  call without one), and the reasoning item that precedes it. It is sent once the output
+  arrives, or folded into a summary as a pending action.
 """
 
 from __future__ import annotations
@@ -23,18 +26,20 @@ from typing import Any, Literal, overload
 
 from .items import preview
 
-ItemState = Literal["kept", "dropped", "summarized", "summary"]
+ItemState = Literal["kept", "dropped", "summarized", "summary", "pending"]
 KEPT: ItemState = "kept"
 DROPPED: ItemState = "dropped"
 SUMMARIZED: ItemState = "summarized"
 SUMMARY: ItemState = "summary"
-STATES: tuple[ItemState, ...] = (KEPT, SUMMARY, SUMMARIZED, DROPPED)
+PENDING: ItemState = "pending"
+STATES: tuple[ItemState, ...] = (KEPT, SUMMARY, SUMMARIZED, PENDING, DROPPED)
 
 #: Colour-blind-safe colours (Okabe-Ito) for the states, shared by tables, widgets and plots.
 STATE_COLORS: dict[str, str] = {
     KEPT: "#009E73",
     SUMMARY: "#0072B2",
     SUMMARIZED: "#E69F00",
+    PENDING: "#CC79A7",
     DROPPED: "#999999",
 }
 

@@ -12,15 +12,19 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .digest import EMPTY_DIGEST, extend_digest
-from .items import is_user_message, item_kind
+from .items import is_call, is_output, item_kind, pair_key
 from .tokens import TokenCounter
+from .turns import starts_turn
 
 
 class RawLog:
-    """Items in arrival order plus their kinds, token counts and turn starts."""
+    """Items in arrival order plus their kinds, token counts, turn starts and the pairing
+    of tool calls with their outputs (each output is matched to the latest earlier call with
+    the same call id still waiting for one, as :func:`ctxlab.core.validate.pair_calls` does)."""
 
     __slots__ = (
-        "_chain", "_counter", "_items", "_kinds", "_prefix", "_starts", "_tokens", "version"
+        "_chain", "_counter", "_items", "_keys", "_kinds", "_partner", "_prefix", "_starts",
+        "_tokens", "_waiting", "version",
     )
 
     def __init__(self, counter: TokenCounter):
@@ -31,6 +35,9 @@ class RawLog:
         self._prefix: list[int] = [0]  # _prefix[i] = tokens of items[:i]
         self._starts: list[int] = []  # indices of real user messages
         self._chain: list[str] = [EMPTY_DIGEST]  # _chain[i] = digest of items[:i], lazily
+        self._keys: list[tuple[str, str] | None] = []  # pair key of each call / output
+        self._partner: list[int | None] = []  # call <-> output index, None if unmatched
+        self._waiting: dict[tuple[str, str], int] = {}  # calls still waiting for an output
         self.version = 0  # bumped on every change
 
     # -- changes ---------------------------------------------------------------------
@@ -44,8 +51,18 @@ class RawLog:
             self._kinds.append(item_kind(item))
             self._tokens.append(tokens)
             self._prefix.append(self._prefix[-1] + tokens)
-            if is_user_message(item):
+            if starts_turn(item):
                 self._starts.append(index)
+            key = pair_key(item)
+            self._keys.append(key)
+            self._partner.append(None)
+            if key is not None:
+                if is_call(item):
+                    self._waiting[key] = index
+                elif is_output(item):
+                    call = self._waiting.pop(key, None)
+                    if call is not None:
+                        self._partner[index], self._partner[call] = call, index
         self.version += 1
 
     def pop(self) -> dict[str, Any] | None:
@@ -62,6 +79,18 @@ class RawLog:
             raise ValueError(f"length must be >= 0, got {length}")
         if length >= len(self._items):
             return
+        for index in range(len(self._items) - 1, length - 1, -1):  # undo the pairing
+            key = self._keys[index]
+            if key is None:
+                continue
+            partner = self._partner[index]
+            if is_output(self._items[index]) and partner is not None:
+                self._partner[partner] = None
+                self._waiting[key] = partner  # the call waits again
+            elif self._waiting.get(key) == index:
+                del self._waiting[key]
+        del self._keys[length:]
+        del self._partner[length:]
         del self._items[length:]
         del self._kinds[length:]
         del self._tokens[length:]
@@ -71,6 +100,9 @@ class RawLog:
         self.version += 1
 
     def clear(self) -> None:
+        self._keys.clear()
+        self._partner.clear()
+        self._waiting.clear()
         self._items.clear()
         self._kinds.clear()
         self._tokens.clear()
@@ -96,6 +128,22 @@ class RawLog:
 
     def tokens(self, index: int) -> int:
         return self._tokens[index]
+
+    def count_item(self, item: Mapping[str, Any]) -> int:
+        """Tokens of an item that is not in the log (a summary), with the log's counter."""
+        return self._counter.count_item(item)
+
+    @property
+    def counter(self) -> TokenCounter:
+        return self._counter
+
+    def call_of(self, index: int) -> int | None:
+        """The index of the call that tool output ``index`` answers (None: no such call)."""
+        return self._partner[index] if is_output(self._items[index]) else None
+
+    def output_of(self, index: int) -> int | None:
+        """The index of the output that answers tool call ``index`` (None: none yet)."""
+        return self._partner[index] if is_call(self._items[index]) else None
 
     def digest(self, end: int | None = None) -> str:
         """Content digest of ``items[:end]`` (see :mod:`ctxlab.core.digest`); memoized, so asking

@@ -47,13 +47,28 @@ class Segmentation:
         return number or None
 
 
+def starts_turn(item: Mapping[str, Any]) -> bool:
+    """True when ``item`` opens a turn: a message with role ``user``. The one definition every
+    part of ctxlab segments by (:class:`ctxlab.core.rawlog.RawLog` keeps it incrementally)."""
+    return is_user_message(item)
+
+
 def turn_starts(
     items: Sequence[Mapping[str, Any]], *, synthetic: Container[int] = ()
 ) -> list[int]:
     """Indices of the real user messages (``synthetic`` lists indices that never start a turn)."""
-    return [
-        i for i, item in enumerate(items) if is_user_message(item) and i not in synthetic
-    ]
+    return [i for i, item in enumerate(items) if starts_turn(item) and i not in synthetic]
+
+
+def split_turns(
+    items: Sequence[Mapping[str, Any]], *, synthetic: Container[int] = ()
+) -> tuple[list[Any], list[list[Any]]]:
+    """``(preamble, turns)``: the items before the first turn, and each turn's items."""
+    seg = segment_turns(items, synthetic=synthetic)
+    return (
+        [items[i] for i in seg.preamble],
+        [[items[i] for i in t.indices] for t in seg.turns],
+    )
 
 
 def segment_turns(

@@ -7,7 +7,7 @@ Runner writes items, and measure what survives in the model's view:
   seeds, planted-fact conversations, your own logs; each with an answer key and probes;
 * strategies (:mod:`.strategies`): ``full``, ``trim:N``, ``summarize:K/L``, ``budget:T``,
   ``state``, ``recall`` and their combinations, by spec string;
-* replay (:mod:`.replayer`) and metrics (:mod:`.metrics`): fact availability, stale values,
+* replay (:mod:`.replay`) and metrics (:mod:`.metrics`): fact availability, stale values,
   answers through the agent (:mod:`.answers`), exact tokens and cost, validity, latency,
   token-pressure drops;
 * runs (:mod:`.results`) saved as JSON and CSV, compared for regressions (:mod:`.compare`);
@@ -33,7 +33,7 @@ from .evaluate import evaluate
 from .judge import RUBRIC, JudgeReport, JudgeVerdict, SummaryJudge, judge_from_env, judge_run
 from .metrics import CaseResult, PressureEvent, ProbeResult, TurnMetrics, evaluate_case
 from .planted import planted_case, planted_corpus
-from .replayer import ModelCall, StrategyReplay
+from .replay import ModelCall, StrategyReplay
 from .results import EvalRun, StrategySummary
 from .strategies import (
     DEFAULT_STRATEGIES,

@@ -1,6 +1,6 @@
 """Measure one strategy on one case: what survived, what it cost, whether it was valid.
 
-:func:`evaluate_case` replays the case (:class:`~ctxlab.eval.replayer.StrategyReplay`) and
+:func:`evaluate_case` replays the case (:class:`~ctxlab.eval.replay.StrategyReplay`) and
 records, per :class:`CaseResult`:
 
 * **fact availability** at every probe: is the expected value verbatim in the model's view?
@@ -30,7 +30,7 @@ from ..context import RequestCounter
 from ..core.validate import validate_items
 from .answers import AnswerScope, ProbeAsker, wants_answer
 from .cases import EvalCase, KeyFact, RecallProbe
-from .replayer import ModelCall, StrategyReplay
+from .replay import ModelCall, StrategyReplay
 from .strategies import Strategy, parse_strategy
 
 PressureCause = Literal["session budget", "context budget"]

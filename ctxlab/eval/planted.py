@@ -159,10 +159,7 @@ class _Writer:
         return len(self.items) - 1
 
     def assistant(self, text: str) -> None:
-        self.items.append({
-            "type": "message", "role": "assistant", "status": "completed",
-            "content": [{"type": "output_text", "text": text, "annotations": []}],
-        })
+        self.items.append({"role": "assistant", "content": text})
 
     def tool(self, name: str, args: dict[str, Any], result: dict[str, Any]) -> int:
         self.calls += 1

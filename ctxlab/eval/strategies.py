@@ -3,7 +3,7 @@
 A :class:`Strategy` is a name plus a factory for a fresh Agents SDK session and, optionally,
 a factory for a *transform*: a function applied to (instructions, history + new input)
 before the model sees it, as a ``RunConfig(call_model_input_filter=...)`` would be. Every
-strategy is replayed the same way (:mod:`ctxlab.eval.replayer`), so their numbers compare.
+strategy is replayed the same way (:mod:`ctxlab.eval.replay`), so their numbers compare.
 
 Spec syntax (what ``--strategy`` accepts)::
 
@@ -41,7 +41,7 @@ from ..context import ContextManager, RequestCounter
 from ..context.compaction import ToolOutputCompactor
 from ..core.items import clone
 from ..memory import Recall, StateMemory
-from ..sessions import SummarizingSession, TrimmingSession
+from ..sessions.strategies import StrategySpec, strategies, whole_number
 from ..summarizers import ExtractiveSummarizer
 
 #: The budget a ContextManager gets when a strategy names no ``budget:T`` (no limit).
@@ -168,16 +168,6 @@ class Component:
     order: int = 50  # addons are listed in this order in canonical names
 
 
-def _positive(spec: str, text: str | None, what: str) -> int:
-    if text is None or not re.fullmatch(r"\d+", text.strip()):
-        raise ValueError(f"strategy part {spec!r}: {what} must be a whole number >= 1, "
-                         f"got {text!r}")
-    value = int(text)
-    if value < 1:
-        raise ValueError(f"strategy part {spec!r}: {what} must be >= 1, got {value}")
-    return value
-
-
 def _no_arg(kind: str, arg: str | None) -> None:
     if arg is not None:
         raise ValueError(f"strategy part {kind}:{arg!r}: {kind} takes no argument")
@@ -188,42 +178,28 @@ def _parse_full(arg: str | None, summarizer: Any) -> Base:
     return Base("full", "full history", FullHistorySession, has_ledger=False)
 
 
-def _parse_trim(arg: str | None, summarizer: Any) -> Base:
-    spec = f"trim:{arg}"
-    if arg is None:
-        raise ValueError("strategy part 'trim' needs a turn count: trim:N or trim:N@TOKENS")
-    turns_text, at, tokens_text = arg.partition("@")
-    turns = _positive(spec, turns_text, "N (turns)")
-    tokens = _positive(spec, tokens_text, "TOKENS") if at else None
-    label = f"trim {turns}" + (f" ≤{tokens} tok" if tokens else "")
-    canonical = f"trim:{turns}" + (f"@{tokens}" if tokens else "")
-    return Base(canonical, label,
-                lambda sid: TrimmingSession(sid, max_turns=turns, max_tokens=tokens),
-                params={"max_turns": turns, "max_tokens": tokens})
+def _session_base(spec: StrategySpec) -> Callable[[str | None, Any], Base]:
+    """A spec-word parser for a registered session strategy (:mod:`ctxlab.sessions.strategies`)."""
 
+    def parse(arg: str | None, summarizer: Any) -> Base:
+        kwargs = spec.parse(arg)
+        make_kwargs = dict(kwargs)
 
-def _parse_summarize(arg: str | None, summarizer: Any) -> Base:
-    spec = f"summarize:{arg}"
-    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", arg or "")
-    if match is None:
-        raise ValueError(f"strategy part {spec!r}: expected summarize:K/L (keep K turns "
-                         "verbatim, fold past L), e.g. summarize:2/4")
-    keep, limit = int(match.group(1)), int(match.group(2))
-    if limit < 1 or keep > limit:
-        raise ValueError(f"strategy part {spec!r}: need 0 <= K <= L and L >= 1 "
-                         f"(got K={keep}, L={limit})")
+        def make(sid: str) -> Any:
+            extra: dict[str, Any] = {}
+            if spec.name == "summarize":  # the one strategy that takes a summarizer
+                chosen = (summarizer() if callable(summarizer)
+                          and not hasattr(summarizer, "summarize") else summarizer)
+                extra["summarizer"] = chosen or ExtractiveSummarizer()
+            return spec.make(sid, **make_kwargs, **extra)
 
-    def make(sid: str) -> SummarizingSession:
-        chosen = summarizer() if callable(summarizer) and not hasattr(summarizer, "summarize") \
-            else summarizer
-        return SummarizingSession(keep, limit, chosen or ExtractiveSummarizer(), session_id=sid)
+        return Base(spec.canonical(kwargs), spec.title(kwargs), make, params=kwargs)
 
-    return Base(f"summarize:{keep}/{limit}", f"summarize {keep}/{limit}", make,
-                params={"keep_last_n_turns": keep, "context_limit": limit})
+    return parse
 
 
 def _parse_budget(arg: str | None, summarizer: Any) -> Addon:
-    tokens = _positive(f"budget:{arg}", arg, "T (tokens)")
+    tokens = whole_number(f"budget:{arg}", arg, "T (tokens)")
 
     def configure(kwargs: dict[str, Any], session: Any) -> None:
         kwargs["max_tokens"] = tokens
@@ -242,7 +218,7 @@ def _parse_state(arg: str | None, summarizer: Any) -> Addon:
 
 
 def _parse_recall(arg: str | None, summarizer: Any) -> Addon:
-    k = _positive(f"recall:{arg}", arg, "K") if arg is not None else 4
+    k = whole_number(f"recall:{arg}", arg, "K") if arg is not None else 4
 
     def configure(kwargs: dict[str, Any], session: Any) -> None:
         kwargs["retriever"] = Recall(session=session, k=k)
@@ -283,11 +259,7 @@ def components() -> list[Component]:
 
 for _component in (
     Component("full", "base", "full", "keep every item (the baseline)", _parse_full),
-    Component("trim", "base", "trim:N[@T]",
-              "TrimmingSession: the last N user turns (and at most T tokens)", _parse_trim),
-    Component("summarize", "base", "summarize:K/L",
-              "SummarizingSession: past L turns fold all but the last K into a summary",
-              _parse_summarize),
+    *(Component(_s.name, "base", _s.syntax, _s.help, _session_base(_s)) for _s in strategies()),
     Component("compact", "addon", "compact",
               "ToolOutputCompactor: older bulky tool outputs become previews", _parse_compact,
               order=10),

@@ -24,8 +24,8 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from ..core.items import is_user_message
 from ..core.ledger import LedgerEntry
+from ..core.turns import starts_turn
 from .extract import RuleBasedStateExtractor
 from .render import render_state, state_message
 from .state import Change, StatePatch, SupportState
@@ -89,7 +89,7 @@ class StateMemory:
         """Extract from the items of one turn (numbered ``turn``, default: the next one)."""
         items = _check_items(items)
         if turn is None:
-            turn = self._turn + 1 if any(is_user_message(it) for it in items) else self._turn
+            turn = self._turn + 1 if any(starts_turn(it) for it in items) else self._turn
         patch = await self.extractor.extract(items, state=self.snapshot(), turn=turn)
         changes = self.state.apply(patch, turn)
         self._turn = max(self._turn, turn)
@@ -113,7 +113,7 @@ class StateMemory:
         turn = self._turn
         current: list[Item] = []
         for item in items:
-            if is_user_message(item):
+            if starts_turn(item):
                 if current:
                     chunks.append((turn, current))
                 turn += 1

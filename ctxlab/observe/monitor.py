@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.checks import check_int
 from ..core.tokens import ITEM_OVERHEAD_TOKENS, TokenCounter, get_token_counter, tool_schema_text
-from ..sessions.base import check_positive_int
 
 logger = logging.getLogger("ctxlab.monitor")
 
@@ -60,7 +60,7 @@ class TokenMonitor:
         *,
         token_counter: TokenCounter | None = None,
     ):
-        self.limit = check_positive_int("limit", limit)
+        self.limit = check_int("limit", limit)
         if on_alert is not None and not callable(on_alert):
             raise ValueError(f"on_alert must be callable, got {type(on_alert).__name__}")
         self.on_alert = on_alert or _log_alert

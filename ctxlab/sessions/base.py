@@ -1,146 +1,84 @@
-"""What every ctxlab memory strategy shares.
+"""What every ctxlab memory session shares.
 
 A memory session keeps the full, untrimmed log of what the Agents SDK Runner stored and
-computes, on each read, the *view*: the items the model is shown. Strategies differ only
-in :meth:`MemorySession._window`, which picks the candidate slots; the base class then
+computes, on each read, the *view*: the items the model is shown. Strategies differ only in
+their *policy* (:mod:`ctxlab.policies`), a pure function that picks the window; subclasses
+call it in :meth:`MemorySession._window`. The base class then
 
-1. removes items the Responses API would reject (orphan tool outputs, calls whose output is
-   not in the view, reasoning items without their follower),
-2. applies the caller's item ``limit`` at a position that splits no such pair,
-3. strips keys that are not part of the Responses schema (private metadata),
+1. makes the window valid for the API and applies the caller's item ``limit``
+   (:func:`ctxlab.sessions.view.build_view`),
+2. strips keys that are not part of the Responses schema (private metadata),
 
-and records the fate of every item in the :class:`~ctxlab.core.ledger.Ledger`. ``get_items`` and
-``ledger`` read the same computation, so the ledger always says what the model sees.
+and explains the fate of every item in the :class:`~ctxlab.core.ledger.Ledger`. ``get_items``
+and ``ledger`` read the same computation, so the ledger always says what the model sees.
 
 Where the log lives is the ``store``'s business (:mod:`ctxlab.stores`): in memory by default,
 or any Agents SDK session (``SQLiteSession`` on a file, ``RedisSession``, ``EncryptedSession``,
-...). The in-memory index (:class:`~ctxlab.core.rawlog.RawLog`) catches up with the store before
-every read and with every write, so items appended by other processes are seen before a view
-is computed, and only new items are fetched. The base class also offers checkpoints
-(:meth:`MemorySession.checkpoint`, :meth:`~MemorySession.rollback`,
-:meth:`~MemorySession.branch`) and a ``redactor`` applied to every batch before it is stored.
+...). The in-memory index (:class:`~ctxlab.core.rawlog.RawLog`) catches up with the store
+before every read and with every write, so items appended by other processes are seen before
+a view is computed, and only new items are fetched.
+
+A session object may be used from several threads and event loops at once (a web app that
+calls ``Runner.run_sync`` per request): its lock is
+:class:`~ctxlab.sessions.locks.ThreadSafeAsyncLock`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import socket
-import time
 import uuid
 import warnings
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from agents.memory import Session, SessionSettings
 
-from ..core.items import clone, is_call, item_kind, item_text, model_safe, pair_key, shape_problem
-from ..core.ledger import DROPPED, KEPT, ItemState, Ledger, LedgerEntry
+from ..core.items import clone, is_call, model_safe, pair_key, shape_problem
+from ..core.ledger import Ledger
 from ..core.rawlog import RawLog
 from ..core.redaction import ItemRedactor, as_redactor
-from ..core.session_ids import check_session_id, new_session_id
+from ..core.session_ids import new_session_id
 from ..core.tokens import TokenCounter, get_token_counter
-from ..core.validate import repair, safe_cut
-from ..stores.base import Checkpoint, Delta, LogStore, StoreConflictError, StoredState
-from ..stores.memory import MemoryLog
-from ..stores.open import open_store
+from ..policies.base import Window
+from ..stores.base import Delta, LogStore, StoredState
+from ..stores.registry import open_store
+from .batches import check_batch
+from .checkpoints import CheckpointsMixin
+from .locks import ThreadSafeAsyncLock
+from .view import View, build_ledger, build_view
 
 logger = logging.getLogger("ctxlab.sessions")
 
 
 class TokenBudgetWarning(UserWarning):
-    """The newest turn alone is larger than the session's token budget."""
-
-
-@dataclass(frozen=True)
-class Synthetic:
-    """An item a strategy injects into the view (such as a summary)."""
-
-    item: dict[str, Any]
-    kind: str
-    reason: str
-    tokens: int
-    text: str
-    meta: dict[str, Any] = field(default_factory=dict)
-
-
-Slot = int | Synthetic
-
-
-@dataclass
-class Window:
-    """A strategy's choice: the candidate slots in order and why each raw item is out."""
-
-    slots: list[Slot]
-    reasons: list[str]  # why each slot is in the view
-    excluded: Callable[[int], tuple[ItemState, str]]  # fate of a raw index not in slots
-    notes: list[str] = field(default_factory=list)  # warnings to surface to the caller
-
-
-@dataclass
-class View:
-    """The final view: what ``get_items`` returns, and what the ledger needs."""
-
-    slots: list[Slot]
-    reasons: list[str]
-    removed: dict[int, str]  # raw index -> reason, for items the repair/limit took out
-    removed_synthetic: list[tuple[Synthetic, str]]
-    window: Window
-
-
-def _check_session_id(session_id: Any) -> str:
-    if not isinstance(session_id, str) or not session_id.strip():
-        raise ValueError(f"session_id must be a non-empty string, got {session_id!r}")
-    return session_id
-
-
-def check_positive_int(name: str, value: Any, *, minimum: int = 1) -> int:
-    """``value`` as an int >= ``minimum``, or a ValueError that names ``name``."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
-    return value
-
-
-def check_batch(items: Any) -> list[dict[str, Any]]:
-    """Validate a batch for ``add_items`` and return deep copies; raise on the first bad item.
-
-    The error names the index and the problem, and because nothing is stored before the
-    whole batch passed, a failed call leaves the session exactly as it was.
-    """
-    if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
-        if isinstance(items, dict):
-            raise ValueError(
-                "add_items expects a list of items, got a single dict; wrap it in a list"
-            )
-        raise ValueError(f"add_items expects a list of items, got {type(items).__name__}")
-    for index, item in enumerate(items):
-        problem = shape_problem(item)
-        if problem is not None:
-            hint = ""
-            if hasattr(item, "model_dump"):
-                hint = " (convert it with .model_dump(exclude_unset=True) first)"
-            raise ValueError(
-                f"add_items: item {index} of {len(items)} is invalid: {problem}{hint}. "
-                "Nothing from this batch was stored."
-            )
-    return [clone(item) for item in items]
+    """The view is over a limit the session was given (a turn over ``max_tokens``, more
+    unfolded turns than ``context_limit`` while a fold is due or failing)."""
 
 
 StoreArg = Session | LogStore | None
 
 
-class MemorySession:
+def check_limit(limit: Any) -> int | None:
+    """An item limit: None or an integer >= 0."""
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise ValueError(f"limit must be None or an integer >= 0, got {limit!r}")
+    return limit
+
+
+class MemorySession(CheckpointsMixin):
     """Base class of ctxlab's sessions (implements the Agents SDK ``Session`` protocol).
 
-    Subclasses implement :meth:`_window`. Do not instantiate this class directly.
+    Subclasses implement :meth:`_window` by calling their policy. Do not instantiate this
+    class directly.
 
     Args:
         session_id: the conversation's id. With a ``store`` it may be omitted (the store's id
-            is used) and must otherwise match it.
+            is used) and must otherwise match it; without one, omitting it gives a fresh
+            :func:`ctxlab.new_session_id`.
         store: where the raw log lives: None (in memory, the default), any Agents SDK
             session (``SQLiteSession("id", "chat.db")``, ``RedisSession.from_url(...)``,
             ``EncryptedSession(...)``, ...) or a :class:`ctxlab.stores.LogStore`. Persistent
@@ -148,7 +86,8 @@ class MemorySession:
             same session id resumes with the identical view.
         redactor: applied to every batch before it is stored (see :class:`ctxlab.Redactor`;
             a plain function ``item -> item`` works too).
-        session_settings: the SDK's ``SessionSettings`` (``limit`` caps the item count).
+        session_settings: the SDK's ``SessionSettings``; its ``limit`` caps the item count
+            of ``get_items()`` called without one, as in the SDK's own sessions.
         token_counter: defaults to exact ``o200k_base`` counts.
     """
 
@@ -157,7 +96,7 @@ class MemorySession:
 
     def __init__(
         self,
-        session_id: str | None,
+        session_id: str | None = None,
         *,
         store: StoreArg = None,
         session_settings: SessionSettings | None = None,
@@ -165,18 +104,25 @@ class MemorySession:
         redactor: Any = None,
     ):
         if store is None:
-            self.session_id = _check_session_id(session_id)
-            self._store: LogStore = MemoryLog(self.session_id)
+            if session_id is None:
+                session_id = new_session_id()
+            elif not isinstance(session_id, str) or not session_id.strip():
+                raise ValueError(f"session_id must be a non-empty string, got {session_id!r}")
+            self._store: LogStore = open_store(None, session_id)
         else:
             self._store = open_store(store, session_id)
-            self.session_id = self._store.session_id
+        self.session_id = self._store.session_id
+        if session_settings is not None and not isinstance(session_settings, SessionSettings):
+            raise ValueError("session_settings must be an agents.memory.SessionSettings, got "
+                             f"{type(session_settings).__name__}")
         self.session_settings = session_settings or SessionSettings()
         self._counter = token_counter or get_token_counter()
         self._redactor: ItemRedactor | None = as_redactor(redactor)
         self._log = RawLog(self._counter)
-        self._lock = asyncio.Lock()
+        self._lock = ThreadSafeAsyncLock()
         self._config_version = 0
         self._cache: tuple[tuple[int, int, int | None], View] | None = None
+        self._served: View | None = None
         self._state = StoredState()
         self._owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._listeners: list[Callable[[MemorySession], Any]] = []
@@ -187,14 +133,16 @@ class MemorySession:
 
         ``limit`` keeps at most that many of the newest items, never splitting a tool call
         from its output or a reasoning item from the item it precedes (so it may return
-        fewer). The result always passes :func:`ctxlab.core.validate.validate_items`. With a
-        shared store, items other processes appended are read first.
+        fewer); without one, ``session_settings.limit`` applies (as in the SDK's sessions).
+        The result always passes :func:`ctxlab.validate_items`. With a shared store, items
+        other processes appended are read first.
         """
-        limit = self._check_limit(limit)
+        limit = self._resolve_limit(limit)
         async with self._lock:
             await self._sync()
             view = self._view(limit)
-            return [model_safe(self._slot_item(slot)) for slot in view.slots]
+            self._served = view
+            return [model_safe(item) for item in view.items(self._log)]
 
     async def add_items(self, items: list[dict[str, Any]]) -> None:
         """Append ``items`` to the log, all or nothing (see :func:`check_batch`).
@@ -241,29 +189,33 @@ class MemorySession:
             return [clone(item) for item in self._log.items]
 
     async def ledger(self, limit: int | None = None) -> Ledger:
-        """The fate of every item: kept, dropped, summarized or summary (:mod:`ctxlab.core.ledger`).
-
-        ``limit`` defaults to ``session_settings.limit``, the value the Runner passes to
-        ``get_items`` (unless a ``RunConfig`` overrides it).
-        """
-        if limit is None and self.session_settings is not None:
-            limit = self.session_settings.limit
-        limit = self._check_limit(limit)
+        """The fate of every item: kept, summary, summarized, pending or dropped
+        (:mod:`ctxlab.core.ledger`). ``limit`` is resolved as in :meth:`get_items`."""
+        limit = self._resolve_limit(limit)
         async with self._lock:
             await self._sync()
-            return self._build_ledger(self._view(limit))
+            return build_ledger(self._log, self._view(limit))
 
     async def view_with_ledger(
         self, limit: int | None = None
     ) -> tuple[list[dict[str, Any]], Ledger]:
         """``get_items(limit)`` and the matching ledger from one computation (both reflect
         the same moment, even while other writers append)."""
-        limit = self._check_limit(limit)
+        limit = self._resolve_limit(limit)
         async with self._lock:
             await self._sync()
             view = self._view(limit)
-            items = [model_safe(self._slot_item(slot)) for slot in view.slots]
-            return items, self._build_ledger(view)
+            items = [model_safe(item) for item in view.items(self._log)]
+            return items, build_ledger(self._log, view)
+
+    def served_layout(self) -> tuple[list[dict[str, Any]], list[str]] | None:
+        """What the last ``get_items`` returned and where each item came from (``preamble``,
+        ``summary`` or ``turn:N``), for :class:`ctxlab.ContextManager`: it reads the
+        structure from here instead of re-parsing the model input. None before any read."""
+        view = self._served
+        if view is None:
+            return None
+        return [model_safe(item) for item in view.items(self._log)], list(view.layout)
 
     @property
     def version(self) -> tuple[int, int]:
@@ -313,114 +265,11 @@ class MemorySession:
         return f"{type(self).__name__}(session_id={self.session_id!r}, items={len(self._log)})"
 
     def _store_note(self) -> str:
-        return "" if isinstance(self._store, MemoryLog) else f", store={self._store.kind!r}"
-
-    # -- checkpoints -----------------------------------------------------------------
-    async def checkpoint(self, name: str | None = None, *, note: str = "") -> Checkpoint:
-        """Remember the log as it is now (and the strategy's state) under ``name``.
-
-        Kept beside the log in the store (so it persists with SQLite and Redis). Use
-        :meth:`rollback` to return to it or :meth:`branch` to continue from it in a new
-        session. A checkpoint with the same name is replaced.
-        """
-        name = check_session_id(name or f"cp-{time.time_ns()}", what="checkpoint name")
-        if not isinstance(note, str):
-            raise ValueError(f"note must be a string, got {type(note).__name__}")
-        async with self._lock:
-            await self._sync()
-            cp = Checkpoint(name=name, length=len(self._log), digest=self._log.digest(),
-                            created_at=time.time(), note=note, state=self._export_state())
-            await self._store.call_state("save a checkpoint",
-                                         lambda: self._store.state.put_checkpoint(cp))
-        return cp
-
-    async def checkpoints(self) -> list[Checkpoint]:
-        """Every checkpoint of this session, oldest first."""
-        return await self._store.call_state("list checkpoints",
-                                            self._store.state.list_checkpoints)
-
-    async def _get_checkpoint(self, name: str) -> Checkpoint:
-        found = await self._store.call_state(
-            "read a checkpoint", lambda: self._store.state.get_checkpoint(name))
-        if found is None:
-            known = [c.name for c in await self.checkpoints()]
-            raise ValueError(f"session {self.session_id!r} has no checkpoint named {name!r}; "
-                             f"it has: {known or 'none'}")
-        return found
-
-    def _check_prefix(self, cp: Checkpoint) -> None:
-        if len(self._log) < cp.length or self._log.digest(cp.length) != cp.digest:
-            raise StoreConflictError(
-                f"session {self.session_id!r}: the log no longer starts with the "
-                f"{cp.length} items checkpoint {cp.name!r} saw (it was rewritten since), so "
-                "it cannot be restored"
-            )
-
-    async def rollback(self, name: str) -> list[dict[str, Any]]:
-        """Return to checkpoint ``name``: drop every item stored after it and restore the
-        strategy's state (its summary) as it was. Returns copies of the removed items.
-
-        Atomic with SQLite and Redis stores. Raises ValueError for an unknown name and
-        :class:`ctxlab.StoreConflictError` if the items the checkpoint saw were changed.
-        """
-        cp = await self._get_checkpoint(name)
-        async with self._lock:
-            for _ in range(5):
-                await self._sync()
-                self._check_prefix(cp)
-                try:
-                    removed, delta = await self._store.truncate(
-                        cp.length, cp.state, expected_version=self._state.version)
-                except StoreConflictError:
-                    continue  # someone changed the state meanwhile: catch up and retry
-                await self._apply(delta)
-                self._changed()
-                return [clone(item) for item in removed]
-        raise StoreConflictError(f"session {self.session_id!r} kept changing during rollback "
-                                 f"to {name!r}; try again")
-
-    async def branch(
-        self, name: str, session_id: str | None = None, *, store: StoreArg = None
-    ) -> MemorySession:
-        """A new session, with the same settings, that starts from checkpoint ``name``.
-
-        Its log is a copy of the checkpoint's items and its state the checkpoint's state;
-        this session is not changed. ``session_id`` defaults to :func:`new_session_id` (or
-        to the id of ``store``); ``store`` defaults to a new session in the same backend
-        (pass an SDK session for stores ctxlab cannot open by itself). The target must be
-        empty.
-        """
-        cp = await self._get_checkpoint(name)
-        async with self._lock:
-            await self._sync()
-            self._check_prefix(cp)
-            items = [clone(item) for item in self._log.items[: cp.length]]
-        if store is not None:
-            target = open_store(store, session_id)
-        else:
-            target = self._store.spawn(check_session_id(session_id or new_session_id()))
-        child = self._spawn_like(target)
-        async with child._lock:
-            await child._sync()
-            if len(child._log):
-                raise ValueError(f"branch target session {child.session_id!r} already holds "
-                                 f"{len(child._log)} items; branch into an empty session")
-            if items:
-                await child._apply(await target.append(items))
-            if cp.state is not None:
-                saved = await target.save_state(child._state.version, cp.state)
-                if saved is None:
-                    raise StoreConflictError(f"branch target {child.session_id!r} changed "
-                                             "while it was created; try again")
-                await child._apply(Delta(len(child._log), [], saved))
-        return child
-
-    def _spawn_like(self, store: LogStore) -> MemorySession:
-        """A session with this one's settings over ``store`` (subclasses with other
-        constructor arguments override :meth:`_settings`)."""
-        return type(self)(store=store, **self._settings())  # type: ignore[call-arg]
+        return "" if self._store.kind == "memory" else f", store={self._store.kind!r}"
 
     def _settings(self) -> dict[str, Any]:
+        """Constructor keyword arguments that recreate this session's settings (used by
+        :meth:`branch`); subclasses add their own."""
         return {"session_settings": self.session_settings, "token_counter": self._counter,
                 "redactor": self._redactor}
 
@@ -484,16 +333,10 @@ class MemorySession:
         self._notify()
 
     # -- the view --------------------------------------------------------------------
-    @staticmethod
-    def _check_limit(limit: Any) -> int | None:
-        if limit is None:
-            return None
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
-            raise ValueError(f"limit must be None or an integer >= 0, got {limit!r}")
-        return limit
-
-    def _slot_item(self, slot: Slot) -> dict[str, Any]:
-        return slot.item if isinstance(slot, Synthetic) else self._log.items[slot]
+    def _resolve_limit(self, limit: Any) -> int | None:
+        if limit is None and self.session_settings is not None:
+            limit = self.session_settings.limit
+        return check_limit(limit)
 
     def _view(self, limit: int | None) -> View:
         key = (self._log.version, self._config_version, limit)
@@ -502,119 +345,6 @@ class MemorySession:
         window = self._window()
         for note in window.notes:
             warnings.warn(note, TokenBudgetWarning, stacklevel=4)
-        slots, reasons = list(window.slots), list(window.reasons)
-        removed: dict[int, str] = {}
-        removed_synthetic: list[tuple[Synthetic, str]] = []
-
-        def take_out(positions: dict[int, str]) -> None:
-            nonlocal slots, reasons
-            for pos, why in positions.items():
-                slot = slots[pos]
-                if isinstance(slot, Synthetic):
-                    removed_synthetic.append((slot, why))
-                else:
-                    removed[slot] = why
-            slots = [s for p, s in enumerate(slots) if p not in positions]
-            reasons = [r for p, r in enumerate(reasons) if p not in positions]
-
-        take_out(repair([self._slot_item(s) for s in slots]))
-        if limit is not None and limit < len(slots):
-            cut = safe_cut([self._slot_item(s) for s in slots], len(slots) - limit)
-            take_out({p: f"beyond the item limit of {limit}" for p in range(cut)})
-        view = View(slots, reasons, removed, removed_synthetic, window)
+        view = build_view(self._log, window, limit)
         self._cache = (key, view)
         return view
-
-    def _build_ledger(self, view: View) -> Ledger:
-        log = self._log
-        positions: dict[int, int] = {}
-        synthetic_positions: dict[int, int] = {}
-        for pos, slot in enumerate(view.slots):
-            if isinstance(slot, Synthetic):
-                synthetic_positions[id(slot)] = pos
-            else:
-                positions[slot] = pos
-        reason_of = {
-            slot: why
-            for slot, why in zip(view.slots, view.reasons, strict=True)
-            if not isinstance(slot, Synthetic)
-        }
-        entries: list[LedgerEntry] = []
-        for index, item in enumerate(log.items):
-            if index in positions:
-                state, reason = KEPT, reason_of[index]
-            elif index in view.removed:
-                state, reason = DROPPED, view.removed[index]
-            else:
-                state, reason = view.window.excluded(index)
-            entries.append(
-                LedgerEntry(
-                    index=index,
-                    kind=log.kind(index),
-                    turn=log.turn_of(index),
-                    state=state,
-                    reason=reason,
-                    tokens=log.tokens(index),
-                    position=positions.get(index),
-                    text=item_text(item),
-                )
-            )
-        synthetic = [s for s in view.window.slots if isinstance(s, Synthetic)]
-        if synthetic:
-            entries = self._place_synthetic(entries, view, synthetic, synthetic_positions)
-        return Ledger(entries)
-
-    def _place_synthetic(
-        self,
-        entries: list[LedgerEntry],
-        view: View,
-        synthetic: list[Synthetic],
-        positions: dict[int, int],
-    ) -> list[LedgerEntry]:
-        """Insert entries for synthetic slots after the raw items they stand for."""
-        removed = {id(s): why for s, why in view.removed_synthetic}
-        reason_of = {id(s): r for s, r in zip(view.window.slots, view.window.reasons, strict=True)}
-        extra: list[tuple[int, LedgerEntry]] = []
-        for slot in synthetic:
-            covers = slot.meta.get("covers")
-            anchor = covers[1] if covers else 0
-            in_view = id(slot) in positions
-            extra.append(
-                (
-                    anchor,
-                    LedgerEntry(
-                        index=None,
-                        kind=slot.kind,
-                        turn=None,
-                        state="summary" if in_view else DROPPED,
-                        reason=reason_of.get(id(slot), slot.reason) if in_view
-                        else removed.get(id(slot), slot.reason),
-                        tokens=slot.tokens,
-                        position=positions.get(id(slot)),
-                        text=slot.text,
-                    ),
-                )
-            )
-        merged: list[LedgerEntry] = []
-        pending = sorted(extra, key=lambda pair: pair[0])
-        k = 0
-        for i, entry in enumerate(entries):
-            while k < len(pending) and pending[k][0] <= i:
-                merged.append(pending[k][1])
-                k += 1
-            merged.append(entry)
-        merged.extend(e for _, e in pending[k:])
-        return merged
-
-    def _synthetic(
-        self, item: dict[str, Any], kind: str, reason: str, meta: dict[str, Any] | None = None
-    ) -> Synthetic:
-        """Build a synthetic slot, counting its tokens with the session's counter."""
-        return Synthetic(
-            item=item,
-            kind=kind or item_kind(item),
-            reason=reason,
-            tokens=self._counter.count_item(item),
-            text=item_text(item),
-            meta=dict(meta or {}),
-        )

@@ -1,5 +1,6 @@
 """Where a session's raw log and side state live: in memory, in SQLite, in Redis, or in any
-Agents SDK session (see :mod:`ctxlab.stores.base` for the design)."""
+Agents SDK session (see :mod:`ctxlab.stores.base` for the design, and
+:mod:`ctxlab.stores.registry` for how a ``store=`` argument finds its adapter)."""
 
 from .base import (
     Checkpoint,
@@ -12,8 +13,14 @@ from .base import (
     StoreUnavailableError,
 )
 from .memory import MemoryLog, MemoryStateStore
-from .open import open_store, state_store_for
 from .redis import RedisLog, RedisStateStore
+from .registry import (
+    StoreAdapter,
+    open_store,
+    register_store,
+    state_store_for,
+    store_adapters,
+)
 from .sdk import SessionLog
 from .sqlite import SQLiteLog, SQLiteStateStore, cleanup_idle
 
@@ -29,12 +36,15 @@ __all__ = [
     "SQLiteStateStore",
     "SessionLog",
     "StateStore",
+    "StoreAdapter",
     "StoreConflictError",
     "StoreError",
     "StoreUnavailableError",
     "StoredState",
     "cleanup_idle",
     "open_store",
+    "register_store",
     "state_store_for",
+    "store_adapters",
 ]
 

@@ -340,6 +340,23 @@ class RedisStateStore(StateStore):
                                ttl=self.ttl)
 
 
+def redis_session_config(session: Any) -> tuple[Any, str, float | None]:
+    """``(client, key prefix, ttl)`` of an SDK ``RedisSession``.
+
+    The SDK keeps these in private attributes; this is the one place ctxlab reads them, and
+    ``tests/stores`` checks that the pinned SDK still has them.
+    """
+    client = getattr(session, "_redis", None)
+    prefix = getattr(session, "_key_prefix", None)
+    if client is None or not isinstance(prefix, str):
+        raise TypeError(
+            "this RedisSession does not expose its client and key prefix the way "
+            "openai-agents 0.24 does; pass it through ctxlab's generic adapter instead"
+        )
+    ttl = getattr(session, "_ttl", None)
+    return client, prefix, float(ttl) if ttl else None
+
+
 class RedisLog(LogStore):
     """The raw log of an SDK ``RedisSession``, read and written by ctxlab's Lua scripts
     (same keys, same JSON), with the side state in side keys of the same server."""
@@ -349,18 +366,10 @@ class RedisLog(LogStore):
 
     def __init__(self, session: Any):
         super().__init__()
-        client = getattr(session, "_redis", None)
-        prefix = getattr(session, "_key_prefix", None)
-        if client is None or not isinstance(prefix, str):
-            raise TypeError(
-                "this RedisSession does not expose its client and key prefix the way "
-                "openai-agents 0.24 does; pass it through ctxlab's generic adapter instead"
-            )
+        client, prefix, self.ttl = redis_session_config(session)
         self.sdk_session = session
         self.session_id: str = session.session_id
         self.client = client
-        ttl = getattr(session, "_ttl", None)
-        self.ttl: float | None = float(ttl) if ttl else None
         self.state = RedisStateStore(client, self.session_id, key_prefix=prefix, ttl=self.ttl)
         self.keys = self.state.keys
         self._scripts = self.state._scripts

@@ -10,7 +10,7 @@ not atomic with the side state; the summary's prefix digest still catches any mi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from .base import Delta, LogStore, StateStore, StoreConflictError, StoreError
@@ -22,8 +22,10 @@ class SessionLog(LogStore):
 
     kind: ClassVar[str] = "session"
 
-    def __init__(self, session: Any, state: StateStore | None = None):
+    def __init__(self, session: Any, state: StateStore | None = None, *,
+                 spawn: Callable[[Any, str], Any] | None = None):
         super().__init__()
+        self._spawn = spawn
         self.sdk_session = session
         self.session_id: str = session.session_id
         self.state = state if state is not None else MemoryStateStore(self.session_id)
@@ -102,6 +104,9 @@ class SessionLog(LogStore):
         self._state_version = None
 
     def spawn(self, session_id: str) -> LogStore:
+        if self._spawn is not None:
+            other = self._spawn(self.sdk_session, session_id)
+            return SessionLog(other, self.state.for_session(session_id), spawn=self._spawn)
         raise StoreError(
             f"ctxlab cannot open another session on a {type(self.sdk_session).__name__} by "
             "itself: pass store=<an SDK session for the new id> to branch()"

@@ -25,4 +25,11 @@ SECTION_COLORS: dict[str, str] = {
 }
 
 
-__all__ = ["SECTION_COLORS", "STATE_COLORS"]
+#: Okabe-Ito colours for lines (black last: it is the new-input colour elsewhere).
+LINE_COLORS: tuple[str, ...] = (
+    "#0072B2", "#D55E00", "#009E73", "#E69F00", "#56B4E9", "#CC79A7", "#F0E442", "#000000",
+)
+LINE_STYLES: tuple[str, ...] = ("-", "--", "-.", ":")
+MARKERS: tuple[str, ...] = ("o", "s", "^", "D", "v", "P", "X", "*")
+
+__all__ = ["LINE_COLORS", "LINE_STYLES", "MARKERS", "SECTION_COLORS", "STATE_COLORS"]

@@ -11,20 +11,13 @@ Colours and markers are the course's (:mod:`ctxlab.viz.palette`, Okabe-Ito).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
-import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from ...eval.results import EvalRun
 from ...eval.sweep import SweepResult
-from .lessons import LINE_COLORS, MARKERS
-
-
-def _figure(figsize: tuple[float, float], **kwargs: Any) -> tuple[Figure, Any]:
-    fig, axes = plt.subplots(figsize=figsize, **kwargs)
-    plt.close(fig)  # rendered once by Jupyter, not kept open by pyplot
-    return fig, axes
+from ..palette import LINE_COLORS, MARKERS
+from .figure import new_figure
 
 
 def _runs(runs: EvalRun | Mapping[str, EvalRun]) -> dict[str, EvalRun]:
@@ -59,7 +52,7 @@ def plot_recall_vs_tokens(
     """
     chosen = _runs(runs)
     colors = _strategy_colors(chosen)
-    fig, ax = _figure(figsize)
+    fig, ax = new_figure(figsize)
     for n, (corpus, run) in enumerate(chosen.items()):
         marker = MARKERS[n % len(MARKERS)]
         for summary in run.summaries():
@@ -95,7 +88,7 @@ def plot_survival(
     if not groups:
         raise ValueError("the run has no probes to plot")
     bars = len(groups) * max(1, len(names))
-    fig, ax = _figure(figsize or (min(12.0, max(6.0, 0.12 * bars + 3.5)), 3.8))
+    fig, ax = new_figure(figsize or (min(12.0, max(6.0, 0.12 * bars + 3.5)), 3.8))
     width = 0.8 / max(1, len(names))
     for n, name in enumerate(names):
         xs, ys = [], []
@@ -127,7 +120,7 @@ def plot_cost_per_100_turns(
     of bars per corpus), at each run's price table."""
     chosen = _runs(runs)
     colors = _strategy_colors(chosen)
-    fig, ax = _figure(figsize)
+    fig, ax = new_figure(figsize)
     labels: list[str] = []
     ticks: list[float] = []
     position = 0.0
@@ -161,7 +154,7 @@ def plot_sweep(
     target recall and the recommended value (a star)."""
     if not isinstance(result, SweepResult):
         raise ValueError(f"expected a SweepResult, got {type(result).__name__}")
-    fig, ax = _figure(figsize)
+    fig, ax = new_figure(figsize)
     xs = [100 * p.token_ratio for p in result.points]
     ys = [100 * p.recall for p in result.points]
     ax.plot(xs, ys, color="#BBBBBB", linewidth=1, zorder=1)

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import matplotlib.pyplot as plt
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
@@ -22,14 +21,8 @@ from matplotlib.patches import Patch
 from ...core.ledger import STATE_COLORS, STATES, Ledger
 from ...core.sections import FULL_HISTORY, SECTION_LABELS, SECTIONS
 from ...eval.replay import Snapshot
-from ..palette import SECTION_COLORS
-
-#: Okabe-Ito colours for lines (black last: it is the new-input colour elsewhere).
-LINE_COLORS: tuple[str, ...] = (
-    "#0072B2", "#D55E00", "#009E73", "#E69F00", "#56B4E9", "#CC79A7", "#F0E442", "#000000",
-)
-LINE_STYLES: tuple[str, ...] = ("-", "--", "-.", ":")
-MARKERS: tuple[str, ...] = ("o", "s", "^", "D", "v", "P", "X", "*")
+from ..palette import LINE_COLORS, LINE_STYLES, MARKERS, SECTION_COLORS
+from .figure import new_figure
 
 #: Cell states of the timeline beyond the ledger states.
 NEW_INPUT = "new input"
@@ -37,12 +30,6 @@ NOT_STORED = None
 NEW_INPUT_COLOR = SECTION_COLORS["new_input"]
 TIMELINE_COLORS: dict[str, str] = {**STATE_COLORS, NEW_INPUT: NEW_INPUT_COLOR}
 EMPTY_RGBA = (1.0, 1.0, 1.0, 0.0)
-
-
-def _new_figure(figsize: tuple[float, float], **kwargs: Any) -> tuple[Figure, Any]:
-    fig, axes = plt.subplots(figsize=figsize, **kwargs)
-    plt.close(fig)  # keep pyplot's list of open figures clean; the Figure still renders
-    return fig, axes
 
 
 def _check_counts(name: str, values: Any) -> list[int]:
@@ -74,7 +61,7 @@ def plot_tokens_per_turn(
     if not isinstance(series, Mapping) or not series:
         raise ValueError("series must be a non-empty mapping of label -> tokens per turn")
     checked = {str(label): _check_counts(str(label), values) for label, values in series.items()}
-    fig, ax = _new_figure(figsize)
+    fig, ax = new_figure(figsize)
     for n, (label, values) in enumerate(checked.items()):
         ax.plot(
             range(1, len(values) + 1),
@@ -190,10 +177,10 @@ def plot_context_timeline(
     with_panel = any(synthetic)
     size = figsize or (min(3.0 + 0.22 * width, 14.0), min(1.6 + 0.32 * height, 10.0))
     if with_panel:
-        fig, (ax, side) = _new_figure(size, ncols=2, sharey=True,
+        fig, (ax, side) = new_figure(size, ncols=2, sharey=True,
                                       gridspec_kw={"width_ratios": [max(width, 1), 2.5]})
     else:
-        fig, ax = _new_figure(size)
+        fig, ax = new_figure(size)
         side = None
     ax.imshow(image, aspect="auto", interpolation="nearest")
     ax.set_xticks([x - 0.5 for x in range(width + 1)], minor=True)
@@ -260,7 +247,7 @@ def plot_budget_bars(
         _check_counts(str(label), [sections[k] for k in sections])
     labels = [str(label) for label in sections_by_label]
     values = list(sections_by_label.values())
-    fig, ax = _new_figure(figsize or (max(4.5, 1.1 * len(labels) + 3.0), 3.8))
+    fig, ax = new_figure(figsize or (max(4.5, 1.1 * len(labels) + 3.0), 3.8))
     positions = list(range(len(labels)))
     bottoms = [0.0] * len(labels)
     for section in SECTIONS:
@@ -328,7 +315,7 @@ def plot_window_parts(
     ``records`` come from :func:`ctxlab.course.runs.run_conversation`.
     """
     _check_records(records)
-    fig, ax = _new_figure(figsize)
+    fig, ax = new_figure(figsize)
     turns = [r.turn for r in records]
     parts = [r.first_call_parts for r in records]
     bottoms = [0.0] * len(records)
@@ -368,7 +355,7 @@ def plot_run_cost(
 
     if not isinstance(records_by_label, Mapping) or not records_by_label:
         raise ValueError("records_by_label must map a label to the records of one run")
-    fig, (ax_tokens, ax_cost) = _new_figure(figsize, ncols=2)
+    fig, (ax_tokens, ax_cost) = new_figure(figsize, ncols=2)
     for n, (label, records) in enumerate(records_by_label.items()):
         _check_records(records)
         color = LINE_COLORS[n % len(LINE_COLORS)]
@@ -416,7 +403,7 @@ def plot_turn_distribution(
     _check_counts("counts", list(counts))
     if len(windows) != len(coverage) or not windows:
         raise ValueError("windows and coverage must be non-empty and of the same length")
-    fig, (left, right) = _new_figure(figsize, ncols=2)
+    fig, (left, right) = new_figure(figsize, ncols=2)
     bins = range(min(counts), max(counts) + 2)
     left.hist(counts, bins=bins, color=LINE_COLORS[0], edgecolor="#FFFFFF", align="left")
     left.set_xlabel("user turns per conversation")

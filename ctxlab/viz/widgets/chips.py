@@ -52,13 +52,16 @@ KIND_SHORT: dict[str, str] = {
 }
 
 #: A mark per state, so a chip's state does not rest on its colour alone.
-STATE_MARKS: dict[str, str] = {"kept": "✓", "summary": "Σ", "summarized": "↧", "dropped": "✗"}
+STATE_MARKS: dict[str, str] = {
+    "kept": "✓", "summary": "Σ", "summarized": "↧", "pending": "…", "dropped": "✗",
+}
 
 #: What each state means, for legends.
 STATE_MEANINGS: dict[str, str] = {
     "kept": "sent as is",
     "summary": "synthetic summary, sent",
     "summarized": "folded into the summary",
+    "pending": "waits for its tool output",
     "dropped": "not sent",
 }
 

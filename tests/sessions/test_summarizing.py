@@ -8,7 +8,13 @@ import logging
 import pytest
 from agents.memory import Session
 
-from ctxlab import SummarizingSession, item_text, segment_turns, validate_items
+from ctxlab import (
+    SummarizingSession,
+    TokenBudgetWarning,
+    item_text,
+    segment_turns,
+    validate_items,
+)
 
 from conftest import arun, assistant, call, output, reasoning, user
 from fakes import RecordingSummarizer, SeedStyleSummarizer
@@ -212,9 +218,10 @@ def test_items_arriving_during_a_fold_are_not_lost_or_folded_twice():
         # a fold of turns 1-2 is in flight; more turns arrive meanwhile
         late = [assistant("a2"), user("q3"), assistant("a3"), user("q4"), assistant("a4")]
         await feed(session, late)
-        view = await session.get_items()  # does not wait; valid; bounded by context_limit
+        view = await session.get_items()  # does not wait; valid; every unfolded turn shown
         assert validate_items(view) == []
-        assert [item_text(i) for i in view] == ["q3", "a3", "q4", "a4"]
+        assert [item_text(i) for i in view] == [
+            "q0", "a0", "q1", "a1", "q2", "a2", "q3", "a3", "q4", "a4"]
         gate.set()
         await session.flush()
         assert summarizer.max_active == 1
@@ -239,11 +246,12 @@ def test_failing_summarizer_loses_nothing_and_retries(caplog):
                                  user("q2")])
         assert "summarizer down" not in caplog.text and "summarizer is down" in caplog.text
         assert session.summary is None and "summarizer is down" in session.last_error
-        view = await session.get_items()
+        with pytest.warns(TokenBudgetWarning, match="over context_limit=2: the summarizer"):
+            view = await session.get_items()
         assert validate_items(view) == []
-        assert [item_text(i) for i in view] == ["q1", "a1", "q2"]
+        assert [item_text(i) for i in view] == ["q0", "a0", "q1", "a1", "q2"]  # nothing lost
         ledger = await session.ledger()
-        assert "the summarizer failed" in ledger[0].reason
+        assert ledger[0].state == "kept" and "the summarizer failed" in ledger[0].reason
         await session.add_items([assistant("a2")])  # new items: the fold is retried
         assert session.summary is not None and session.last_error is None
         assert len(await session.raw_items()) == 6
@@ -270,7 +278,7 @@ def test_background_mode_never_blocks_reads():
                                      summarizer=RecordingSummarizer(gate=gate), background=True)
         await feed(session, [user("q0"), assistant("a0"), user("q1")])
         view = await asyncio.wait_for(session.get_items(), 1)
-        assert [item_text(i) for i in view] == ["q1"]
+        assert [item_text(i) for i in view] == ["q0", "a0", "q1"]  # shown until folded
         assert session.summarizing
         gate.set()
         await session.flush()
@@ -287,8 +295,9 @@ def test_pop_into_the_folded_prefix_and_clear_reset_the_summary():
         assert session.summary is not None
         assert item_text(await session.pop_item()) == "q1"
         assert session.summary is not None  # it still describes items 0-1, which remain
+        # ... and the last turn is shown verbatim too (K=1 turns always are)
         assert [item_text(i) for i in await session.get_items()] == [
-            item_text(user(session.summary.shadow)), "SUMMARY[1]: q0 | a0"]
+            item_text(user(session.summary.shadow)), "SUMMARY[1]: q0 | a0", "q0", "a0"]
         assert item_text(await session.pop_item()) == "a0"
         assert session.summary is None  # the log shrank into the folded prefix
         assert await session.get_items() == [user("q0")]

@@ -238,10 +238,10 @@ def test_loaders_return_independent_copies() -> None:
     assert again.meta["actions"]
 
     abcd = load_abcd()
-    abcd[0].items[0]["content"][0]["text"] = "changed"
+    abcd[0].items[0]["content"] = "changed"
     abcd[0].meta["scenario"]["personal"].clear()
     fresh = load_abcd()[0]
-    assert fresh.items[0]["content"][0]["text"] != "changed"
+    assert fresh.items[0]["content"] != "changed"
     assert fresh.meta["scenario"]["personal"]
 
     seed = seed_support_conversation()
@@ -319,24 +319,12 @@ def test_chat_text_and_tool_calls_in_one_message() -> None:
     items = chat_to_responses(messages)
     assert items == [
         {"role": "user", "content": "Where is order 7?"},
-        {
-            "type": "message",
-            "role": "assistant",
-            "status": "completed",
-            "content": [{"type": "output_text", "text": "Let me check.", "annotations": []}],
-        },
+        {"role": "assistant", "content": "Let me check."},
         {"type": "function_call", "call_id": "c1", "name": "find", "arguments": '{"order": 7}'},
         {"type": "function_call", "call_id": "c2", "name": "eta", "arguments": "{}"},
         {"type": "function_call_output", "call_id": "c2", "output": "tomorrow"},
         {"type": "function_call_output", "call_id": "c1", "output": ""},
-        {
-            "type": "message",
-            "role": "assistant",
-            "status": "completed",
-            "content": [
-                {"type": "output_text", "text": "It arrives tomorrow.", "annotations": []}
-            ],
-        },
+        {"role": "assistant", "content": "It arrives tomorrow."},
     ]
     assert validate_items(items) == []
     kept = chat_to_responses(messages, keep_system=True)
@@ -375,8 +363,8 @@ def test_chat_none_and_list_content() -> None:
     }
     assert items[2]["type"] == "function_call"  # no empty assistant message before it
     assert items[3]["output"] == "a cat\na hat"
-    assert [p["text"] for p in items[4]["content"]] == ["A cat", " in a hat."]
-    assert items[5]["content"] == [{"type": "refusal", "refusal": "I can't say more."}]
+    assert items[4] == {"role": "assistant", "content": "A cat\n in a hat."}
+    assert items[5] == {"role": "assistant", "content": "I can't say more."}  # a refusal's text
     assert items[6] == {"role": "user", "content": ""}  # the empty assistant message is gone
     assert len(items) == 7
     assert validate_items(items) == []
@@ -544,12 +532,10 @@ def test_seed_support_conversation() -> None:
         assert facts[name].first_item is not None, name
     assert facts["ticket_id"].first_item < 4  # given early, so trimming loses it
     assert_facts_point_at_items(conv)
-    # Untyped user messages and SDK-shaped assistant messages, as the Runner stores them.
+    # Plain-text messages: the form both SDK model classes (Responses, Chat) accept.
     for item in items:
-        if item_kind(item) == "user":
-            assert set(item) == {"role", "content"}
-        elif item_kind(item) == "assistant":
-            assert item["content"][0]["type"] == "output_text"
+        if item_kind(item) in ("user", "assistant"):
+            assert set(item) == {"role", "content"} and isinstance(item["content"], str)
     # Late turns refer back to facts stated early.
     late = " ".join(item_text(i) for i in items[-16:])
     assert facts["email"].value in late and rma in late

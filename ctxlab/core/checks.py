@@ -1,0 +1,41 @@
+"""Argument checks shared by every constructor: one wording for every error.
+
+Each function returns the checked value, or raises a ValueError that names the argument,
+what it must be and what it got.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def check_int(name: str, value: Any, *, minimum: int = 1) -> int:
+    """``value`` as an int >= ``minimum`` (bools are not integers here)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def check_optional_int(name: str, value: Any, *, minimum: int = 1) -> int | None:
+    """None, or an int >= ``minimum``."""
+    return None if value is None else check_int(name, value, minimum=minimum)
+
+
+def check_seconds(name: str, value: Any, *, allow_none: bool = True) -> float | None:
+    """A positive number of seconds (None allowed unless ``allow_none`` is False)."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        allowed = "None or " if allow_none else ""
+        raise ValueError(f"{name} must be {allowed}a number of seconds > 0, got {value!r}")
+    return float(value)
+
+
+def check_callable(name: str, value: Any, *, allow_none: bool = True) -> Any:
+    """A callable (or None when ``allow_none``)."""
+    if value is None and allow_none:
+        return None
+    if not callable(value):
+        raise ValueError(f"{name} must be callable{' or None' if allow_none else ''}, "
+                         f"got {type(value).__name__}")
+    return value

@@ -1,0 +1,129 @@
+"""What a memory policy is: a pure function from the stored log to the model's window.
+
+A policy never stores, locks, awaits or mutates anything. It reads the raw log through a
+:class:`LogView` (the session's index: items, kinds, tokens, turn starts) plus whatever
+state it was given (a summary record) and its parameters, and returns a :class:`Window`:
+
+* ``slots``: what the model should see, in order: raw indices into the log, or
+  :class:`Synthetic` items the policy injects (a summary pair);
+* ``reasons``: why each slot is in the window (the ledger shows them);
+* ``excluded(index)``: for a raw index not in ``slots``, its state (dropped, summarized)
+  and the reason;
+* ``notes``: warnings for the caller (a turn over the token budget).
+
+The session then makes the window valid for the API (:func:`ctxlab.sessions.view.build_view`:
+pairs repaired, the item limit applied at a safe cut) and explains every item in the ledger.
+Adding a strategy therefore means writing one policy function (see
+:mod:`ctxlab.policies.first_last`, about 60 lines) and registering a session for it
+(:mod:`ctxlab.sessions.strategies`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..core.items import item_kind, item_text
+from ..core.ledger import ItemState
+
+PREAMBLE_REASON = "preamble (before the first user message): always kept"
+PREAMBLE_DROPPED = "preamble (before the first user message): keep_preamble=False"
+
+
+class LogView(Protocol):
+    """The read-only questions a policy may ask about the raw log (answered in O(1) or
+    O(log n) by :class:`ctxlab.core.rawlog.RawLog`)."""
+
+    def __len__(self) -> int: ...
+
+    def item(self, index: int) -> Mapping[str, Any]: ...
+
+    def kind(self, index: int) -> str: ...
+
+    def tokens(self, index: int) -> int: ...
+
+    def tokens_between(self, start: int, end: int) -> int: ...
+
+    def count_item(self, item: Mapping[str, Any]) -> int: ...
+
+    @property
+    def turn_starts(self) -> Sequence[int]: ...
+
+    @property
+    def turn_count(self) -> int: ...
+
+    @property
+    def preamble_end(self) -> int: ...
+
+    def turn_of(self, index: int) -> int | None: ...
+
+    def call_of(self, index: int) -> int | None: ...
+
+    def output_of(self, index: int) -> int | None: ...
+
+    def first_turn_fitting(self, budget: int, lo_turn: int = 0) -> int: ...
+
+
+@dataclass(frozen=True)
+class Synthetic:
+    """An item a policy injects into the view (such as one half of a summary pair).
+
+    ``covers`` is the half-open range of raw indices it stands for (the ledger places it
+    after them); ``meta`` holds what :meth:`SummarizingSession.get_full_history` reports.
+    """
+
+    item: dict[str, Any]
+    kind: str
+    reason: str
+    tokens: int
+    text: str
+    covers: tuple[int, int] | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def synthetic(
+    log: LogView,
+    item: dict[str, Any],
+    kind: str,
+    reason: str,
+    *,
+    covers: tuple[int, int] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> Synthetic:
+    """A :class:`Synthetic` slot, its tokens counted with the log's counter."""
+    return Synthetic(item=item, kind=kind or item_kind(item), reason=reason,
+                     tokens=log.count_item(item), text=item_text(item), covers=covers,
+                     meta=dict(meta or {}))
+
+
+Slot = int | Synthetic
+Excluded = Callable[[int], tuple[ItemState, str]]
+
+
+@dataclass
+class Window:
+    """A policy's choice: the candidate slots in order and the fate of every other item."""
+
+    slots: list[Slot]
+    reasons: list[str]  # why each slot is in the view
+    excluded: Excluded  # fate of a raw index not in slots
+    notes: list[str] = field(default_factory=list)  # warnings to surface to the caller
+
+    def add(self, slots: Sequence[Slot] | range, reason: str) -> None:
+        """Append ``slots``, all for the same ``reason``."""
+        self.slots.extend(slots)
+        self.reasons.extend([reason] * len(slots))
+
+
+def preamble(log: LogView, keep: bool) -> Window:
+    """A window that starts with the preamble (items before the first real user message)
+    when ``keep``; the caller appends the rest and sets ``excluded``."""
+    window = Window([], [], _nothing_excluded)
+    if keep:
+        window.add(range(log.preamble_end), PREAMBLE_REASON)
+    return window
+
+
+def _nothing_excluded(index: int) -> tuple[ItemState, str]:  # pragma: no cover - replaced
+    raise AssertionError(f"raw item {index} has no recorded fate")

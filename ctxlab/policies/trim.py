@@ -1,0 +1,75 @@
+"""Trimming: the model sees the last N user turns, whole (optionally within a token budget).
+
+A turn is a real user message plus everything up to the next one (see
+:mod:`ctxlab.core.turns`), so a tool call is never separated from its output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core.checks import check_int, check_optional_int
+from ..core.ledger import DROPPED, ItemState
+from .base import PREAMBLE_DROPPED, LogView, Window, preamble
+
+
+@dataclass(frozen=True)
+class TrimParams:
+    """``max_turns`` newest user turns (>= 1), at most ``max_tokens`` tokens (the newest turn
+    is kept even when it alone is over), and the preamble unless ``keep_preamble`` is False."""
+
+    max_turns: int = 8
+    max_tokens: int | None = None
+    keep_preamble: bool = True
+
+    def __post_init__(self) -> None:
+        check_int("max_turns", self.max_turns)
+        check_optional_int("max_tokens", self.max_tokens)
+
+
+def trim_window(log: LogView, params: TrimParams, *, session_id: str = "") -> Window:
+    """The window of :class:`ctxlab.TrimmingSession` (see the module doc)."""
+    n = len(log)
+    starts = log.turn_starts
+    first = log.preamble_end
+    keep_turns = params.max_turns
+    budget = params.max_tokens
+    notes: list[str] = []
+
+    by_turns = max(0, len(starts) - keep_turns)  # position in `starts` of the oldest turn
+    oldest = by_turns
+    over_budget_kept = False
+    if budget is not None and starts:
+        preamble_tokens = log.tokens_between(0, first) if params.keep_preamble else 0
+        oldest = log.first_turn_fitting(budget - preamble_tokens, lo_turn=by_turns)
+        if oldest >= len(starts):
+            oldest = len(starts) - 1
+            over_budget_kept = True
+            newest = log.tokens_between(starts[-1], n)
+            who = f"session {session_id!r}: " if session_id else ""
+            notes.append(
+                f"{who}the newest turn alone has {newest} tokens (plus {preamble_tokens} in "
+                f"the preamble), over the max_tokens budget of {budget}; it is kept anyway"
+            )
+    window_start = starts[oldest] if starts else n
+    turns_start = starts[by_turns] if starts else n
+
+    window = preamble(log, params.keep_preamble)
+    if over_budget_kept:
+        reason = f"newest turn: kept although it alone exceeds the {budget}-token budget"
+    elif budget is not None:
+        reason = f"in the last {keep_turns} turns and within the {budget}-token budget"
+    else:
+        reason = f"in the last {keep_turns} turns"
+    window.add(range(window_start, n), reason)
+    window.notes = notes
+
+    def excluded(index: int) -> tuple[ItemState, str]:
+        if index < first:
+            return DROPPED, PREAMBLE_DROPPED
+        if index < turns_start:
+            return DROPPED, f"older than the last {keep_turns} turns"
+        return DROPPED, f"over the {budget}-token budget (older turns go first)"
+
+    window.excluded = excluded
+    return window

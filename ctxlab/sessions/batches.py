@@ -1,0 +1,33 @@
+"""Checking a batch before it is stored: all or nothing, with the index of the bad item."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..core.items import clone, shape_problem
+
+
+def check_batch(items: Any) -> list[dict[str, Any]]:
+    """Validate a batch for ``add_items`` and return deep copies; raise on the first bad item.
+
+    The error names the index and the problem, and because nothing is stored before the
+    whole batch passed, a failed call leaves the session exactly as it was.
+    """
+    if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
+        if isinstance(items, dict):
+            raise ValueError(
+                "add_items expects a list of items, got a single dict; wrap it in a list"
+            )
+        raise ValueError(f"add_items expects a list of items, got {type(items).__name__}")
+    for index, item in enumerate(items):
+        problem = shape_problem(item)
+        if problem is not None:
+            hint = ""
+            if hasattr(item, "model_dump"):
+                hint = " (convert it with .model_dump(exclude_unset=True) first)"
+            raise ValueError(
+                f"add_items: item {index} of {len(items)} is invalid: {problem}{hint}. "
+                "Nothing from this batch was stored."
+            )
+    return [clone(item) for item in items]

@@ -1,0 +1,159 @@
+"""From a policy's window to what the model sees, and the ledger that explains it.
+
+:func:`build_view` makes a :class:`~ctxlab.policies.base.Window` valid for the API: items
+the Responses API would reject are taken out (an output whose call is not in the view, a call
+whose output is not, a reasoning item without its follower) and the caller's item ``limit``
+is applied at a position that splits no such pair. :func:`build_ledger` then records the fate
+of every stored item, so ``get_items`` and ``ledger`` always agree. Both are pure functions
+of the log and the window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.items import item_text
+from ..core.ledger import DROPPED, KEPT, PENDING, ItemState, Ledger, LedgerEntry
+from ..core.rawlog import RawLog
+from ..core.validate import REPAIR_REASONS, repair, safe_cut
+from ..policies.base import Slot, Synthetic, Window
+
+AWAITING_OUTPUT = "tool call awaiting its output: sent once the output arrives"
+AWAITING_FOLLOWER = "reasoning before a tool call that awaits its output"
+
+
+@dataclass
+class View:
+    """The final view: what ``get_items`` returns, and what the ledger needs."""
+
+    slots: list[Slot]
+    reasons: list[str]
+    removed: dict[int, tuple[ItemState, str]]  # raw index -> fate, for items taken out
+    removed_synthetic: list[tuple[Synthetic, str]]
+    window: Window
+    layout: list[str] = field(default_factory=list)  # per slot: "preamble", "summary", "turn:N"
+
+    def items(self, log: RawLog) -> list[dict[str, Any]]:
+        """The slots' items (the stored dicts themselves: copy before handing out)."""
+        return [slot.item if isinstance(slot, Synthetic) else log.item(slot)  # type: ignore[misc]
+                for slot in self.slots]
+
+
+def slot_item(log: RawLog, slot: Slot) -> Any:
+    return slot.item if isinstance(slot, Synthetic) else log.item(slot)
+
+
+def build_view(log: RawLog, window: Window, limit: int | None) -> View:
+    """The valid view of ``window`` under an item ``limit`` (see the module doc)."""
+    slots, reasons = list(window.slots), list(window.reasons)
+    removed: dict[int, tuple[ItemState, str]] = {}
+    removed_synthetic: list[tuple[Synthetic, str]] = []
+
+    def take_out(positions: dict[int, tuple[ItemState, str]]) -> None:
+        nonlocal slots, reasons
+        for pos, fate in positions.items():
+            slot = slots[pos]
+            if isinstance(slot, Synthetic):
+                removed_synthetic.append((slot, fate[1]))
+            else:
+                removed[slot] = fate
+        slots = [s for p, s in enumerate(slots) if p not in positions]
+        reasons = [r for p, r in enumerate(reasons) if p not in positions]
+
+    bad = repair([slot_item(log, s) for s in slots])
+    if bad:
+        take_out(_fates(log, slots, bad))
+    if limit is not None and limit < len(slots):
+        cut = safe_cut([slot_item(log, s) for s in slots], len(slots) - limit)
+        take_out({p: (DROPPED, f"beyond the item limit of {limit}") for p in range(cut)})
+    layout = []
+    for slot in slots:
+        if isinstance(slot, Synthetic):
+            layout.append("summary" if slot.kind.startswith("summary") else slot.kind)
+        else:
+            turn = log.turn_of(slot)
+            layout.append("preamble" if turn is None else f"turn:{turn}")
+    return View(slots, reasons, removed, removed_synthetic, window, layout)
+
+
+def _fates(log: RawLog, slots: list[Slot], bad: dict[int, str]) -> dict[int, tuple[ItemState, str]]:
+    """The state of each item the repair took out: a call whose output does not exist yet
+    (and reasoning before it) is *pending*; anything else is dropped."""
+    fates: dict[int, tuple[ItemState, str]] = {}
+    for pos in sorted(bad, reverse=True):
+        slot = slots[pos]
+        why = bad[pos]
+        state: ItemState = DROPPED
+        if not isinstance(slot, Synthetic):
+            kind = log.kind(slot)
+            if why == REPAIR_REASONS["call_without_output"] and log.output_of(slot) is None:
+                state, why = PENDING, AWAITING_OUTPUT
+            elif kind == "reasoning" and pos + 1 < len(slots) and fates.get(pos + 1, ("", ""))[0] \
+                    == PENDING:
+                state, why = PENDING, AWAITING_FOLLOWER
+        fates[pos] = (state, why)
+    return fates
+
+
+def build_ledger(log: RawLog, view: View) -> Ledger:
+    """One entry per stored item (and per synthetic item) saying what the model sees."""
+    positions: dict[int, int] = {}
+    synthetic_positions: dict[int, int] = {}
+    reason_of: dict[int, str] = {}
+    for pos, (slot, why) in enumerate(zip(view.slots, view.reasons, strict=True)):
+        if isinstance(slot, Synthetic):
+            synthetic_positions[id(slot)] = pos
+        else:
+            positions[slot] = pos
+            reason_of[slot] = why
+    entries: list[LedgerEntry] = []
+    excluded = view.window.excluded
+    for index in range(len(log)):
+        if index in positions:
+            state, reason = KEPT, reason_of[index]
+        elif index in view.removed:
+            state, reason = view.removed[index]
+        else:
+            state, reason = excluded(index)
+        entries.append(LedgerEntry(
+            index=index, kind=log.kind(index), turn=log.turn_of(index), state=state,
+            reason=reason, tokens=log.tokens(index), position=positions.get(index),
+            text=item_text(log.item(index)),
+        ))
+    synthetic = [s for s in view.window.slots if isinstance(s, Synthetic)]
+    if synthetic:
+        entries = _place_synthetic(entries, view, synthetic, synthetic_positions)
+    return Ledger(entries)
+
+
+def _place_synthetic(
+    entries: list[LedgerEntry],
+    view: View,
+    synthetic: list[Synthetic],
+    positions: dict[int, int],
+) -> list[LedgerEntry]:
+    """Insert entries for synthetic slots after the raw items they stand for."""
+    removed = {id(s): why for s, why in view.removed_synthetic}
+    reason_of = {id(s): r for s, r in zip(view.window.slots, view.window.reasons, strict=True)}
+    extra: list[tuple[int, LedgerEntry]] = []
+    for slot in synthetic:
+        anchor = slot.covers[1] if slot.covers else 0
+        in_view = id(slot) in positions
+        extra.append((anchor, LedgerEntry(
+            index=None, kind=slot.kind, turn=None,
+            state="summary" if in_view else DROPPED,
+            reason=reason_of.get(id(slot), slot.reason) if in_view
+            else removed.get(id(slot), slot.reason),
+            tokens=slot.tokens, position=positions.get(id(slot)), text=slot.text,
+        )))
+    merged: list[LedgerEntry] = []
+    pending = sorted(extra, key=lambda pair: pair[0])
+    k = 0
+    for i, entry in enumerate(entries):
+        while k < len(pending) and pending[k][0] <= i:
+            merged.append(pending[k][1])
+            k += 1
+        merged.append(entry)
+    merged.extend(e for _, e in pending[k:])
+    return merged
