@@ -15,6 +15,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..core.checks import check_int
 from ..core.facts import FACT_KINDS, facts_in_text
 from ..core.identifiers import Identifier, find_identifiers
 from .base import SummaryResult, is_summary_pair
@@ -170,8 +171,7 @@ class ExtractiveSummarizer:
                  tool_trim_limit: int | None = None):
         if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
             raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
-        if isinstance(gist_words, bool) or not isinstance(gist_words, int) or gist_words < 3:
-            raise ValueError(f"gist_words must be an integer >= 3, got {gist_words!r}")
+        check_int("gist_words", gist_words, minimum=3)
         self.max_steps = max_steps
         self.gist_words = gist_words
         self.tool_trim_limit = tool_trim_limit
