@@ -35,11 +35,13 @@ match the same characters, the more specific one wins and the span is reported o
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .items import item_kind, item_text
+from .spans import claim_in_order
+from .staleness import stale_marks
 
 #: Every kind of fact :func:`find_facts` looks for, in display order.
 FACT_KINDS: tuple[str, ...] = (
@@ -85,7 +87,9 @@ class Found:
     the system instructions), ``source`` that item's kind (``"user"``, ``"assistant"``,
     ``"tool_output"``, ..., or ``"instructions"``), ``start`` the character offset of the
     value in the item's text (:func:`ctxlab.core.items.item_text`) and ``span`` the matched
-    phrase around it (for example ``"error 42"`` for the value ``"42"``).
+    phrase around it (for example ``"error 42"`` for the value ``"42"``). ``stale`` is True
+    when the text presents the value as no longer current ("earlier: a@x", "instead of
+    TCK-1", "v1 -> v2"; see :mod:`ctxlab.core.staleness`).
     """
 
     kind: str
@@ -94,6 +98,7 @@ class Found:
     source: str
     start: int
     span: str
+    stale: bool = False
 
     @property
     def in_message(self) -> bool:
@@ -209,20 +214,22 @@ def facts_in_text(
     if not isinstance(text, str):
         raise TypeError(f"facts_in_text expects a str, got {type(text).__name__}")
     wanted = _check_kinds(kinds)
-    claimed: list[tuple[int, int]] = []
-    found: list[Found] = []
-    for pattern in _PATTERNS:
+
+    def matches(pattern: _Pattern) -> Iterator[tuple[int, int, tuple[_Pattern, re.Match[str]]]]:
         for match in pattern.regex.finditer(text):
             start, end = pattern.value_span(match)
-            if any(start < e and s < end for s, e in claimed):
-                continue
-            value = text[start:end]
-            if pattern.accept is not None and not pattern.accept(value):
-                continue
-            claimed.append((start, end))
-            if pattern.kind in wanted:
-                span = " ".join(match.group(0).split())
-                found.append(Found(pattern.kind, value, index, source, start, span))
+            if pattern.accept is None or pattern.accept(text[start:end]):
+                yield start, end, (pattern, match)
+
+    found: list[Found] = []
+    marks = None
+    for start, end, (pattern, match) in claim_in_order(matches(p) for p in _PATTERNS):
+        if pattern.kind in wanted:
+            span = " ".join(match.group(0).split())
+            if marks is None:
+                marks = stale_marks(text)
+            found.append(Found(pattern.kind, text[start:end], index, source, start, span,
+                               marks.covers(start, end)))
     found.sort(key=lambda f: f.start)
     return found
 
@@ -263,20 +270,24 @@ def find_facts(
 
 
 def latest_fact(found: Sequence[Found], *, prefer_messages: bool = True) -> Found | None:
-    """The most recent of ``found`` (as listed by :func:`find_facts`), or None.
+    """The most recent of ``found`` (as listed by :func:`find_facts`) presented as current,
+    or None.
 
-    With ``prefer_messages`` (the default) a value said in conversation (a message or the
-    instructions) wins over one that only appears in tool traffic: "what was *my* error
-    code?" means the code the user reported, not one buried in a diagnostics dump. Tool
-    calls and outputs are used when no message holds a value of that kind.
+    Mentions marked stale ("earlier: a@x", "instead of TCK-1") are skipped: a reader takes
+    the latest value that is not marked superseded. With ``prefer_messages`` (the default)
+    a value said in conversation (a message or the instructions) wins over one that only
+    appears in tool traffic: "what was *my* error code?" means the code the user reported,
+    not one buried in a diagnostics dump. Tool calls and outputs are used when no message
+    holds a current value of that kind.
     """
-    if not found:
+    current = [f for f in found if not f.stale]
+    if not current:
         return None
     if prefer_messages:
-        said = [f for f in found if f.in_message]
+        said = [f for f in current if f.in_message]
         if said:
             return said[-1]
-    return found[-1]
+    return current[-1]
 
 
 def distinct_values(found: Sequence[Found]) -> list[str]:

@@ -9,8 +9,10 @@ summarizer uses it to fill its Identifiers section.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+
+from .spans import claim_in_order
 
 # Order matters: earlier patterns claim their span first.
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
@@ -66,19 +68,24 @@ class Identifier:
 
 
 def find_identifiers(text: str, *, kinds: Iterable[str] | None = None) -> list[Identifier]:
-    """Every identifier-like value in ``text``, left to right, without overlaps."""
+    """Every identifier-like value in ``text``, left to right, without overlaps.
+
+    Earlier patterns claim their characters first; the check is O(log n) per match
+    (:mod:`ctxlab.core.spans`), so a folded chat with thousands of values stays fast.
+    """
     wanted = None if kinds is None else set(kinds)
-    taken: list[tuple[int, int]] = []
-    found: list[Identifier] = []
-    for kind, pattern in _PATTERNS:
+
+    def matches(kind: str, pattern: re.Pattern[str]) -> Iterator[tuple[int, int, str]]:
+        group = 1 if pattern.groups else 0
         for match in pattern.finditer(text):
-            group = 1 if match.re.groups else 0
             start, end = match.span(group)
-            if any(start < b and a < end for a, b in taken):
-                continue
-            taken.append((start, end))
-            if wanted is None or kind in wanted:
-                found.append(Identifier(kind, match.group(group), start))
+            yield start, end, kind
+
+    found = [
+        Identifier(kind, text[start:end], start)
+        for start, end, kind in claim_in_order(matches(k, p) for k, p in _PATTERNS)
+        if wanted is None or kind in wanted
+    ]
     found.sort(key=lambda ident: ident.start)
     return found
 

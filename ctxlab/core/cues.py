@@ -1,0 +1,221 @@
+"""The words memory listens for: every language-specific cue of fact tracking, in one table.
+
+Fact *values* (ticket ids, serials, emails, ...) are found by :mod:`ctxlab.core.facts` and
+:mod:`ctxlab.core.identifiers`. Whether a value is still current, whether a sentence is a
+constraint the customer set or a promise the agent made, which device a message is about,
+and whether a line is a troubleshooting step or small talk are decided by the phrases
+below. They are English; another language adds its own entries to these tables (regular
+expression alternatives), and every reader (:mod:`ctxlab.core.staleness`,
+:mod:`ctxlab.core.statements`, :mod:`ctxlab.core.tracker`, the extractive summarizer, the
+offline model) picks them up without code changes.
+
+Each entry is a regular expression *fragment* (an alternative); the modules that use them
+compile the tables once. Matching is case-insensitive.
+"""
+
+from __future__ import annotations
+
+# ----------------------------------------------------------------------------- staleness
+#: A label that says the values after it are no longer current: "earlier: a@x",
+#: "Superseded: v1 -> v2", "was: TCK-1". The marked region runs to the next ")", "]",
+#: "|", ";", arrow, line end or sentence end.
+STALE_LABELS: tuple[str, ...] = (
+    r"earlier(?: values?)?", r"previously", r"formerly", r"superseded", r"replaced",
+    r"old values?", r"was", r"were", r"outdated", r"no longer current",
+)
+#: A word right before a value (within two words) that says it is no longer current:
+#: "my old address x", "instead of the Porto office", "not every Monday".
+STALE_BEFORE: tuple[str, ...] = (
+    r"old", r"previous", r"former", r"outdated", r"obsolete", r"wrong", r"incorrect",
+    r"instead\s+of", r"rather\s+than", r"not", r"no\s+longer", r"replaces", r"replacing",
+    r"superseded(?!\s+by|\s*:)", r"replaced(?!\s+by|\s*:)",
+)
+#: Words right before a stale-before cue that turn it around ("go back to my old address
+#: x" makes x current again).
+CURRENT_AGAIN: tuple[str, ...] = (r"back\s+to", r"return\s+to", r"revert(?:ing)?\s+to")
+#: A phrase right after a value that says it is no longer current: "TCK-1 was merged into
+#: TCK-2", "a@x is being shut down", "v1 [superseded by v2]".
+STALE_AFTER: tuple[str, ...] = (
+    r"\s*[\[(]\s*(?:superseded|old|outdated|no\s+longer\s+(?:current|valid|used)|replaced)",
+    r"\s+(?:is|was|has\s+been|got)\s+(?:now\s+)?(?:no\s+longer|replaced|superseded|"
+    r"cancell?ed|merged|outdated|wrong|incorrect|a\s+typo|being\s+shut\s+down|shut\s+down|"
+    r"retired|closed\s+and\s+replaced)",
+)
+#: Arrows between an old and a new value ("v1 -> v2"): what comes before is stale.
+ARROWS: tuple[str, ...] = (r"->", r"→", r"=>")
+
+# ----------------------------------------------------------------------------- updates
+#: In a statement with a new value, a cue that it *replaces* an earlier value of the same
+#: kind for the same thing (a multi-valued kind such as tickets otherwise adds a value).
+UPDATE: tuple[str, ...] = (
+    r"instead", r"replac\w*", r"new\s+(?:one|number|code|ticket|order|rma|address|email)",
+    r"changed?", r"updated?", r"now\b", r"reissued", r"merged", r"correct\w*", r"actually",
+    r"switch\w*", r"from\s+now\s+on", r"misread", r"typo", r"wrong", r"re-?opened\s+as",
+)
+#: A correction of something said before (a misread serial, a wrong order number).
+CORRECTION: tuple[str, ...] = (
+    r"actually", r"correct\w*", r"misread", r"typo", r"wrong", r"sorry", r"mistake",
+    r"instead", r"not\s+\S+\s*,?\s*(?:but|it'?s)", r"scratch\s+that",
+)
+
+# ----------------------------------------------------------------------------- devices
+#: Nouns a customer uses for a device; a device is a separate entity in memory (its own
+#: serial, firmware, error codes, tickets). Multi-word nouns first.
+DEVICE_NOUNS: tuple[str, ...] = (
+    r"docking\s+station", r"access\s+point", r"desk\s+phone", r"smart\s+speaker",
+    r"laptop", r"notebook", r"desktop", r"computer", r"pc", r"mac(?:book)?", r"printer",
+    r"scanner", r"router", r"modem", r"monitor", r"screen", r"display", r"phone",
+    r"smartphone", r"tablet", r"ipad", r"headset", r"keyboard", r"mouse", r"dock",
+    r"camera", r"webcam", r"speaker", r"projector", r"server", r"nas", r"switch",
+    r"watch", r"console", r"tv",
+)
+#: Words that introduce a new, separate problem ("Now a different problem: my printer").
+NEW_PROBLEM: tuple[str, ...] = (
+    r"(?:a|an)\s+(?:different|new|second|separate|other)\s+(?:problem|issue|question|device)",
+    r"another\s+(?:problem|issue|device|one)", r"one\s+more\s+(?:problem|issue|thing\s+broke)",
+    r"(?:my|the)\s+other\s+", r"also\s+(?:have|got)\s+(?:a|an)\b", r"second\s+",
+)
+#: Words that return to an earlier device ("Back to my laptop for a second").
+BACK_TO: tuple[str, ...] = (r"back\s+to\s+(?:my|the)", r"about\s+(?:my|the)\s+\w+\s+again",
+                            r"(?:my|the)\s+\w+\s+again")
+
+# ----------------------------------------------------------------------------- problems
+#: A reported problem (a symptom) in a customer's message.
+SYMPTOM: tuple[str, ...] = (
+    r"error", r"fail\w*", r"not\s+work\w*", r"doesn'?t\s+work", r"won'?t", r"can'?t",
+    r"cannot", r"broken", r"blink\w*", r"overheat\w*", r"hot", r"slow", r"crash\w*",
+    r"freez\w*", r"no\s+sound", r"disconnect\w*", r"drops?\b", r"dropping", r"not\s+found",
+    r"denied", r"stuck", r"jams?\b", r"blank", r"flicker\w*", r"no\s+signal", r"drains?",
+    r"reboots?", r"shuts?\s+down", r"stopped", r"keeps?\s+\w+ing", r"problem", r"issue",
+)
+#: The customer says a problem is solved.
+RESOLVED: tuple[str, ...] = (
+    r"fixed", r"resolved", r"works\s+(?:now|again)", r"working\s+(?:now|again)",
+    r"that\s+(?:worked|did\s+it|fixed\s+it)", r"solved", r"all\s+good", r"seems\s+fine\s+now",
+    r"it\s+works", r"no\s+longer\s+(?:happens|crashes|freezes)", r"sorted",
+)
+#: Words that negate a resolution ("still not fixed", "it isn't working again").
+NEGATION: tuple[str, ...] = (r"not", r"never", r"still", r"n't", r"\?")
+
+# ----------------------------------------------------------------------------- steps
+#: Troubleshooting actions an agent asks for (at the start of an instruction, or of a
+#: numbered step): what goes under "Steps tried".
+STEP_VERBS: tuple[str, ...] = (
+    r"restart", r"reboot", r"reset", r"power[\s-]cycle", r"turn\s+(?:it|the\s+\w+)?\s*(?:off|on)",
+    r"switch\s+(?:it|the\s+\w+)?\s*(?:off|on|back)", r"unplug", r"plug", r"disconnect",
+    r"reconnect", r"connect", r"update", r"upgrade", r"install", r"reinstall", r"uninstall",
+    r"roll\s+back", r"downgrade", r"clear", r"delete", r"remove", r"replace", r"clean",
+    r"check", r"open\s+(?:the\s+)?(?:device\s+)?settings", r"open", r"hold", r"press",
+    r"run", r"scan", r"enable", r"disable", r"change", r"set", r"sign\s+(?:out|in)",
+    r"log\s+(?:out|in)", r"forget", r"pair", r"re-?pair", r"calibrate", r"wait",
+    r"flash", r"boot", r"test", r"measure", r"swap", r"move", r"charge", r"drain",
+    r"hard\s+reset", r"factory\s+reset", r"tighten", r"reseat",
+)
+#: A customer line that reports the result of a step ("still the same", "that fixed it").
+OUTCOME: tuple[str, ...] = (
+    r"still", r"same", r"nothing\s+(?:changed|happened)", r"no\s+change", r"didn'?t",
+    r"did\s+not", r"worked", r"works", r"fixed", r"came\s+back", r"started\s+again",
+    r"now\s+(?:it|the)", r"blinking", r"shows?", r"says", r"done", r"better", r"worse",
+    r"again", r"gone", r"stopped",
+)
+#: Things a customer reports having done themselves ("I cleaned the vents").
+USER_ACTION: tuple[str, ...] = (
+    r"i\s+(?:already\s+)?(?:tried|restarted|rebooted|reset|updated|upgraded|installed|"
+    r"reinstalled|replaced|cleaned|cleared|unplugged|plugged|charged|backed\s+up|"
+    r"disconnected|reconnected|swapped|changed|ran|checked|turned)",
+)
+
+# ----------------------------------------------------------------------------- statements
+#: A sentence by the customer that sets a constraint or preference (kept until changed).
+CONSTRAINT: tuple[str, ...] = (
+    r"\b(?:never|don'?t|do\s+not|please\s+don'?t|please\s+do\s+not|must\s+not|mustn'?t)\s+"
+    r"(?:\w+\s+){0,3}?(?:call|phone|ring|ship|send|deliver|post|mail|wipe|erase|delete|"
+    r"format|reset|visit|come|contact|text|email|e-mail|replace|charge|bill|schedule|book|"
+    r"touch|open|share|leave)\w*",
+    r"\b(?:only|just)\s+(?:by\s+|via\s+|through\s+|after\s+|before\s+|on\s+|in\s+the\s+)?"
+    r"(?:email|e-mail|phone|text|sms|chat|mornings?|afternoons?|evenings?|weekdays?|"
+    r"weekends?|\d{1,2}(?::\d{2})?\s*[ap]m|mondays?|tuesdays?|wednesdays?|thursdays?|"
+    r"fridays?)\b",
+    r"\b(?:email|e-mail|phone|text|chat|sms)\s+only\b",
+    r"\b(?:i(?:'m|\s+am|'ll\s+be|\s+will\s+be)|we(?:'re|\s+are))\s+(?:\w+\s+){0,2}?"
+    r"(?:away|out(?:\s+of\s+(?:the\s+)?office)?|unavailable|on\s+(?:vacation|holiday|leave)|"
+    r"travell?ing|off)\b[^.!?]*\b(?:until|till|from|on|next|this|every|through)\b",
+    r"\bwhatever\s+you\s+do\b", r"\bmake\s+sure\s+(?:you|to|that)\b",
+    r"\b(?:i|we)\s+(?:prefer|would\s+prefer|'d\s+prefer|'d\s+rather|would\s+rather)\b",
+    r"\bno\s+(?:calls|phone\s+calls|visits|home\s+visits|deliveries|weekend\s+\w+)\b",
+    r"\b(?:always|please)\s+(?:use|send|ship|deliver|contact|cc|copy)\b[^.!?]*\b(?:office|"
+    r"address|email|only|instead|always)\b",
+    r"\bit'?s\s+every\s+\w+day\b",
+)
+#: Topics of constraints: a new constraint on a topic with a revision cue replaces the
+#: earlier one on that topic. Checked in order; "other" when none matches.
+CONSTRAINT_TOPICS: tuple[tuple[str, str], ...] = (
+    ("availability", r"\b(?:away|until|till|vacation|holiday|on\s+leave|travell?ing|"
+                     r"unavailable|back\s+on)\b"),
+    ("contact", r"\b(?:call|calls|phone|ring|text|sms|email|e-mail|contact|reach)\b"),
+    ("shipping", r"\b(?:ship\w*|deliver\w*|post|parcel|courier|po\s+box|address|office)\b"),
+    ("data", r"\b(?:wipe|erase|delete|format|folder|files?|data|backup)\b"),
+    ("schedule", r"\b(?:visit\w*|appointment|technician|every\s+\w+day|mondays?|tuesdays?|"
+                 r"wednesdays?|thursdays?|fridays?|saturdays?|sundays?)\b"),
+    ("billing", r"\b(?:charge|bill\w*|pay\w*|cost|price|refund|budget)\b"),
+)
+#: In a constraint, a cue that it revises the earlier one on its topic.
+REVISION: tuple[str, ...] = (
+    r"change\s+of\s+plans?", r"actually", r"correction", r"on\s+second\s+thought",
+    r"scratch\s+that", r"update\b", r"now\b", r"no\s+longer", r"not\s+every", r"instead\s+of",
+    r"from\s+now\s+on", r"any\s+more", r"anymore", r"after\s+all",
+)
+#: A sentence by the agent that commits to doing something ("I'll send the label by
+#: Friday"): a future form followed (within a few words) by a deliverable verb.
+COMMITMENT: tuple[str, ...] = (
+    r"\b(?:i|we)(?:'ll|\s+will|\s+am\s+going\s+to|'m\s+going\s+to|\s+shall)\s+"
+    r"(?:\w+\s+){0,2}?(?:send|e-?mail|call|ring|ship|post|mail|schedule|book|arrange|refund|"
+    r"credit|replace|order|escalate|follow\s+up|check\s+back|get\s+back|update\s+you|"
+    r"text|confirm|courier|dispatch|issue)\b",
+)
+#: Deadline words that end a commitment's subject ("send the label | by Friday").
+DEADLINE: tuple[str, ...] = (
+    r"by", r"before", r"within", r"on", r"tomorrow", r"today", r"tonight", r"next", r"this",
+    r"in", r"once", r"as\s+soon", r"when", r"instead", r"rather", r"after",
+)
+#: A past form that says a commitment was kept ("I've sent the replacement label").
+DONE: tuple[str, ...] = (
+    r"\b(?:i|we)(?:'ve|\s+have|\s+just|\s+already)?\s+(?:just\s+|already\s+)?(?:sent|emailed|"
+    r"called|shipped|posted|mailed|scheduled|booked|arranged|refunded|credited|replaced|"
+    r"ordered|escalated|confirmed|dispatched|issued)\b",
+)
+#: Words dropped when a commitment's subject is turned into a key ("the", "your", ...).
+FILLER_WORDS: tuple[str, ...] = (
+    "the", "a", "an", "your", "you", "my", "our", "it", "them", "this", "that", "to", "for",
+    "out", "over", "new", "small", "change", "quick", "update", "actually", "now",
+)
+
+# ----------------------------------------------------------------------------- labels
+#: How each part of a summary or a fact kind reads (one table; a translation swaps it).
+LABELS: dict[str, str] = {
+    "ticket": "Ticket",
+    "serial": "Serial number",
+    "firmware": "Firmware",
+    "error_code": "Error code",
+    "email": "Email",
+    "order": "Order number",
+    "rma": "RMA number",
+    "reservation": "Reservation code",
+    "phone": "Phone",
+    "name": "Name",
+    "model": "Model",
+    "from_tools": "from tools",
+    "earlier": "earlier",
+    "since_turn": "since turn",
+    "until_turn": "until turn",
+    "turn": "turn",
+    "turns": "turns",
+    "no_longer": "no longer current since turn",
+    "customer": "customer",
+    "case": "case",
+    "device": "device",
+    "records": "tool records",
+    "none": "none",
+    "superseded_by": "superseded by",
+    "done": "done",
+}
