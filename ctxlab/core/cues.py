@@ -48,9 +48,9 @@ ARROWS: tuple[str, ...] = (r"->", r"→", r"=>")
 #: In a statement with a new value, a cue that it *replaces* an earlier value of the same
 #: kind for the same thing (a multi-valued kind such as tickets otherwise adds a value).
 UPDATE: tuple[str, ...] = (
-    r"instead", r"replac\w*", r"new\s+(?:one|number|code|ticket|order|rma|address|email)",
-    r"changed?", r"updated?", r"now\b", r"reissued", r"merged", r"correct\w*", r"actually",
-    r"switch\w*", r"from\s+now\s+on", r"misread", r"typo", r"wrong", r"re-?opened\s+as",
+    r"instead", r"replac\w*", r"new\s+(?:one|number|code|ticket|order|rma|address|email|"
+    r"error(?:\s+code)?)", r"reissued", r"merged", r"correct\w*", r"actually",
+    r"from\s+now\s+on", r"misread", r"typo", r"wrong", r"re-?opened\s+as",
 )
 #: A correction of something said before (a misread serial, a wrong order number).
 CORRECTION: tuple[str, ...] = (
@@ -153,10 +153,10 @@ CONSTRAINT_TOPICS: tuple[tuple[str, str], ...] = (
     ("availability", r"\b(?:away|until|till|vacation|holiday|on\s+leave|travell?ing|"
                      r"unavailable|back\s+on)\b"),
     ("contact", r"\b(?:call|calls|phone|ring|text|sms|email|e-mail|contact|reach)\b"),
-    ("shipping", r"\b(?:ship\w*|deliver\w*|post|parcel|courier|po\s+box|address|office)\b"),
-    ("data", r"\b(?:wipe|erase|delete|format|folder|files?|data|backup)\b"),
     ("schedule", r"\b(?:visit\w*|appointment|technician|every\s+\w+day|mondays?|tuesdays?|"
                  r"wednesdays?|thursdays?|fridays?|saturdays?|sundays?)\b"),
+    ("shipping", r"\b(?:ship\w*|deliver\w*|post|parcel|courier|po\s+box|address|office)\b"),
+    ("data", r"\b(?:wipe|erase|delete|format|folder|files?|data|backup)\b"),
     ("billing", r"\b(?:charge|bill\w*|pay\w*|cost|price|refund|budget)\b"),
 )
 #: In a constraint, a cue that it revises the earlier one on its topic.
@@ -175,8 +175,8 @@ COMMITMENT: tuple[str, ...] = (
 )
 #: Deadline words that end a commitment's subject ("send the label | by Friday").
 DEADLINE: tuple[str, ...] = (
-    r"by", r"before", r"within", r"on", r"tomorrow", r"today", r"tonight", r"next", r"this",
-    r"in", r"once", r"as\s+soon", r"when", r"instead", r"rather", r"after",
+    r"by", r"before", r"within", r"on", r"tomorrow", r"today", r"tonight", r"next",
+    r"in", r"once", r"as\s+soon", r"when", r"instead", r"rather", r"after", r"just",
 )
 #: A past form that says a commitment was kept ("I've sent the replacement label").
 DONE: tuple[str, ...] = (
@@ -187,7 +187,8 @@ DONE: tuple[str, ...] = (
 #: Words dropped when a commitment's subject is turned into a key ("the", "your", ...).
 FILLER_WORDS: tuple[str, ...] = (
     "the", "a", "an", "your", "you", "my", "our", "it", "them", "this", "that", "to", "for",
-    "out", "over", "new", "small", "change", "quick", "update", "actually", "now",
+    "out", "over", "new", "small", "change", "quick", "update", "actually", "now", "just",
+    "back", "up",
 )
 
 # ----------------------------------------------------------------------------- labels
