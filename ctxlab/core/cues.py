@@ -64,10 +64,15 @@ CORRECTION: tuple[str, ...] = (
 DEVICE_NOUNS: tuple[str, ...] = (
     r"docking\s+station", r"access\s+point", r"desk\s+phone", r"smart\s+speaker",
     r"laptop", r"notebook", r"desktop", r"computer", r"pc", r"mac(?:book)?", r"printer",
-    r"scanner", r"router", r"modem", r"monitor", r"screen", r"display", r"phone",
-    r"smartphone", r"tablet", r"ipad", r"headset", r"keyboard", r"mouse", r"dock",
-    r"camera", r"webcam", r"speaker", r"projector", r"server", r"nas", r"switch",
-    r"watch", r"console", r"tv",
+    r"scanner", r"router", r"modem", r"monitor", r"phone", r"smartphone", r"tablet",
+    r"ipad", r"headset", r"keyboard", r"mouse", r"dock", r"camera", r"webcam", r"speaker",
+    r"projector", r"nas", r"tv",
+)
+#: Device nouns that also have other meanings ("by phone", "the notebook I write in"): they
+#: name a device only after "my", "the", "a", ...
+AMBIGUOUS_NOUNS: tuple[str, ...] = (
+    "phone", "notebook", "computer", "pc", "mac", "mouse", "dock", "camera", "speaker", "tv",
+    "keyboard", "nas",
 )
 #: Words that introduce a new, separate problem ("Now a different problem: my printer").
 NEW_PROBLEM: tuple[str, ...] = (

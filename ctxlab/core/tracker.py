@@ -66,6 +66,8 @@ MAX_VALUES = 40
 MAX_PERIODS = 12
 #: Earlier versions kept per constraint topic or commitment key.
 MAX_REVISIONS = 4
+#: Constraints (and, separately, commitments) in force kept (the newest).
+MAX_STATEMENTS = 12
 #: Pending tool calls remembered (the newest).
 MAX_CALLS = 64
 
@@ -80,8 +82,9 @@ def _alt(fragments: Iterable[str]) -> str:
 
 
 _NOUN = re.compile(
-    r"\b(?:my|the|our|this|that|a|an|his|her|their|your)\s+(?:\w+\s+)?("
+    r"\b(?:(?P<det>my|the|our|this|that|a|an|his|her|their|your)\s+(?:\w+\s+)?)?("
     + _alt(cues.DEVICE_NOUNS) + r")\b", _FLAGS)
+_AMBIGUOUS = frozenset(cues.AMBIGUOUS_NOUNS)
 _NEW_PROBLEM = re.compile(_alt(cues.NEW_PROBLEM), _FLAGS)
 _UPDATE = re.compile(r"\b(?:" + _alt(cues.UPDATE) + r")", _FLAGS)
 _CORRECTION = re.compile(r"\b(?:" + _alt(cues.CORRECTION) + r")", _FLAGS)
@@ -101,14 +104,14 @@ class Period:
 @dataclass
 class Slot:
     """One fact kind of one entity: its periods, oldest first, and for every value the
-    sequence number of its latest mention presented as current (``seen``) and whether it
-    was ever said in conversation (``said``; else it only came from tools)."""
+    sequence number of its latest mention presented as current (``seen``) and of its latest
+    mention in conversation (``said``; 0: it only came from tools)."""
 
     entity: str
     kind: str
     periods: list[Period] = field(default_factory=list)
     seen: dict[str, int] = field(default_factory=dict)
-    said: dict[str, bool] = field(default_factory=dict)
+    said: dict[str, int] = field(default_factory=dict)
     dropped: int = 0  # periods no longer kept
 
     @property
@@ -188,7 +191,7 @@ class FactTracker:
         self.entities: dict[str, Entity] = {}
         self.slots: dict[str, Slot] = {}
         self.focus: str | None = None
-        self.said: list[Said] = []
+        self.statements: list[Said] = []
         self.calls: dict[str, str] = {}  # call id -> entity the call is about
         if state is not None:
             self._load(state)
@@ -201,7 +204,7 @@ class FactTracker:
             "entities": [asdict(e) for e in self.entities.values()],
             "slots": [{**asdict(s), "periods": [asdict(p) for p in s.periods]}
                       for s in self.slots.values()],
-            "said": [asdict(s) for s in self.said],
+            "statements": [asdict(s) for s in self.statements],
             "calls": dict(self.calls),
         }
 
@@ -218,10 +221,10 @@ class FactTracker:
             slot = Slot(raw["entity"], raw["kind"],
                         [Period(**p) for p in raw.get("periods", ())],
                         {str(k): int(v) for k, v in raw.get("seen", {}).items()},
-                        {str(k): bool(v) for k, v in raw.get("said", {}).items()},
+                        {str(k): int(v) for k, v in raw.get("said", {}).items()},
                         int(raw.get("dropped", 0)))
             self.slots[_key(slot.entity, slot.kind)] = slot
-        self.said = [Said(**s) for s in state.get("said", ())]
+        self.statements = [Said(**s) for s in state.get("statements", ())]
         self.calls = {str(k): str(v) for k, v in state.get("calls", {}).items()}
 
     def copy(self) -> FactTracker:
@@ -306,10 +309,9 @@ class FactTracker:
         return [e for e in self.entities.values() if e.kind == "device"]
 
     def _switch_device(self, text: str) -> None:
-        match = _NOUN.search(text)
-        if match is None:
+        noun = device_noun(text)
+        if noun is None:
             return
-        noun = " ".join(match.group(1).lower().split())
         same = [e for e in self.devices() if e.noun == noun]
         explicit_new = re.search(r"\b(?:second|another|other|new|spare)\s+(?:\w+\s+)?"
                                  + re.escape(noun), text, _FLAGS)
@@ -414,7 +416,7 @@ class FactTracker:
         slot = self.slot(entity, kind)
         self.seq += 1
         slot.seen[value] = self.seq
-        slot.said[value] = slot.said.get(value, False) or role not in ("call", "output")
+        slot.said[value] = self.seq if role not in ("call", "output") else slot.said.get(value, 0)
 
     def _add(self, entity: str, kind: str, value: str, role: Role) -> None:
         slot = self.slot(entity, kind)
@@ -501,20 +503,24 @@ class FactTracker:
             earlier = [s for s in current if s.topic == statement.topic]
             if earlier:
                 earlier[-1].until = self.turn
-        self.said.append(Said(statement.kind, statement.topic, statement.text, self.turn))
-        ended = [s for s in self.said if s.until is not None and s.topic == statement.topic
+        self.statements.append(Said(statement.kind, statement.topic, statement.text, self.turn))
+        in_force = self.current_statements(statement.kind)
+        for old in in_force[: max(0, len(in_force) - MAX_STATEMENTS)]:
+            old.until = self.turn
+        ended = [s for s in self.statements if s.until is not None and s.topic == statement.topic
                  and s.kind == statement.kind]
         if len(ended) > MAX_REVISIONS:
             gone = {id(s) for s in ended[: len(ended) - MAX_REVISIONS]}
-            self.said = [s for s in self.said if id(s) not in gone]
+            self.statements = [s for s in self.statements if id(s) not in gone]
 
     def current_statements(self, kind: str) -> list[Said]:
         """Constraints (``kind="constraint"``) or commitments still in force, in order."""
-        return [s for s in self.said if s.kind == kind and s.until is None]
+        return [s for s in self.statements if s.kind == kind and s.until is None]
 
     def revisions(self, said: Said) -> list[Said]:
         """Earlier versions of a current statement (same kind and topic), newest first."""
-        return [s for s in reversed(self.said) if s.kind == said.kind and s.topic == said.topic
+        return [s for s in reversed(self.statements)
+                if s.kind == said.kind and s.topic == said.topic
                 and s.until is not None and not s.done and s is not said]
 
     # -- queries -----------------------------------------------------------------------
@@ -542,6 +548,15 @@ class FactTracker:
     def label(self, entity: str) -> str:
         found = self.entities.get(entity)
         return found.label if found is not None else entity
+
+
+def device_noun(text: str) -> str | None:
+    """The first device a text names ("my printer" -> "printer"), or None."""
+    for match in _NOUN.finditer(text):
+        noun = " ".join(match.group(2).lower().split())
+        if match.group("det") or noun not in _AMBIGUOUS:
+            return noun
+    return None
 
 
 def _key(entity: str, kind: str) -> str:

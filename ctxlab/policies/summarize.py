@@ -67,7 +67,9 @@ class SummaryRecord:
     whole), ``items`` the half-open range of raw indices. ``pending_calls`` lists the
     call ids of folded tool calls that had no output yet (folded as pending actions).
     ``missing_identifiers`` lists identifier-like values from the folded items that the
-    summary text does not contain.
+    summary text does not contain. ``state`` is the summarizer's structured record behind
+    the text (JSON-ready; see :class:`ctxlab.summarizers.SummaryResult`), handed back to it
+    on the next fold; it is never shown to the model.
     """
 
     text: str
@@ -85,11 +87,12 @@ class SummaryRecord:
     digest: str = ""  # of the raw items [0, items[1]) it was made from (ctxlab.core.digest)
     epoch: int = 0  # the store's log epoch when it was checked against the log
     pending_calls: tuple[str, ...] = ()
+    state: dict[str, Any] | None = None
 
     def metadata(self, kind: str) -> dict[str, Any]:
         """What :meth:`SummarizingSession.get_full_history` reports for a summary item."""
         data = self.to_dict()
-        for private in ("text", "shadow", "digest", "epoch"):
+        for private in ("text", "shadow", "digest", "epoch", "state"):
             data.pop(private)
         data["created_at"] = datetime.fromtimestamp(self.created_at, timezone.utc).isoformat()
         return {"synthetic": True, "kind": kind, **data}
@@ -119,6 +122,7 @@ class SummaryRecord:
             duration_s=float(data.get("duration_s", 0.0)),
             digest=str(data.get("digest", "")), epoch=int(data.get("epoch", 0)),
             pending_calls=tuple(str(v) for v in data.get("pending_calls", ())),
+            state=dict(data["state"]) if isinstance(data.get("state"), Mapping) else None,
         )
 
 

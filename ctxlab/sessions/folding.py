@@ -172,8 +172,10 @@ class FoldEngine:
         s = self.session
         began = time.perf_counter()
         try:
+            previous = job.plan.previous
             call = call_summarizer(s.summarizer, job.items,
-                                   job.plan.previous.text if job.plan.previous else None)
+                                   previous.text if previous else None,
+                                   previous.state if previous else None)
             if s.summary_timeout is not None:
                 result = await asyncio.wait_for(call, s.summary_timeout)
             else:
@@ -226,7 +228,10 @@ class FoldEngine:
 
     def record(self, job: FoldJob, result: Any, duration: float) -> SummaryRecord:
         s = self.session
-        folded_text = "\n".join(item_text(it) for it in job.items)
+        # Identifiers the newly folded items hold (not the previous summary's own text: its
+        # bookkeeping, such as a count of omitted steps, is not a fact to keep).
+        folded = job.items[2:] if job.plan.previous is not None else job.items
+        folded_text = "\n".join(item_text(it) for it in folded)
         return SummaryRecord(
             text=result.text,
             shadow=result.shadow,
@@ -244,6 +249,7 @@ class FoldEngine:
             digest=job.digest,
             epoch=job.epoch,
             pending_calls=job.pending,
+            state=result.state,
         )
 
     async def apply(self, job: FoldJob, record: SummaryRecord) -> bool:

@@ -19,7 +19,13 @@ SUMMARY_SHADOW_PROMPT = "Please summarize our conversation so far, so we can con
 
 @dataclass(frozen=True)
 class SummaryResult:
-    """A summary plus what it cost. ``shadow`` is the user line shown before it."""
+    """A summary plus what it cost. ``shadow`` is the user line shown before it.
+
+    ``state`` is the summarizer's own structured record behind the text (JSON-ready; None
+    when it keeps none). A :class:`~ctxlab.SummarizingSession` stores it with the summary
+    and hands it back on the next fold as ``previous_state``, so an incremental summarizer
+    merges records instead of re-reading its own prose.
+    """
 
     text: str
     shadow: str = SUMMARY_SHADOW_PROMPT
@@ -27,6 +33,7 @@ class SummaryResult:
     output_tokens: int | None = None
     model: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    state: dict[str, Any] | None = None
 
 
 @runtime_checkable
@@ -35,7 +42,9 @@ class Summarizer(Protocol):
 
     Summarizers that also accept a keyword ``previous_summary`` receive the text of the
     summary being extended (it is also present at the start of ``items`` as the synthetic
-    pair, so summarizers without the keyword still see it).
+    pair, so summarizers without the keyword still see it); those that accept
+    ``previous_state`` also receive the ``state`` their previous :class:`SummaryResult`
+    returned (None for the first fold, a rebuild, or a summary made by someone else).
     """
 
     def summarize(self, items: list[dict[str, Any]]) -> Any: ...
@@ -73,23 +82,31 @@ def coerce_result(value: Any) -> SummaryResult:
         )
     if not result.text.strip():
         raise ValueError("the summarizer returned an empty summary")
+    if result.state is not None and not isinstance(result.state, dict):
+        raise TypeError(f"SummaryResult.state must be a dict or None, got "
+                        f"{type(result.state).__name__}")
     return result
 
 
 async def call_summarizer(
-    summarizer: Any, items: list[dict[str, Any]], previous_summary: str | None
+    summarizer: Any, items: list[dict[str, Any]], previous_summary: str | None,
+    previous_state: dict[str, Any] | None = None,
 ) -> SummaryResult:
-    """Call ``summarizer.summarize`` the way it accepts, await it if needed, coerce the result."""
+    """Call ``summarizer.summarize`` the way it accepts, await it if needed, coerce the result.
+
+    ``previous_state`` goes to summarizers whose ``summarize`` takes that keyword."""
     method = getattr(summarizer, "summarize", None)
     if method is None:
         if callable(summarizer):
             method = summarizer
         else:
             raise TypeError(f"{summarizer!r} has no summarize() method and is not callable")
+    keywords: dict[str, Any] = {}
     if accepts_keyword(method, "previous_summary"):
-        value = method(items, previous_summary=previous_summary)
-    else:
-        value = method(items)
+        keywords["previous_summary"] = previous_summary
+    if previous_state is not None and accepts_keyword(method, "previous_state"):
+        keywords["previous_state"] = previous_state
+    value = method(items, **keywords)
     if inspect.isawaitable(value):
         value = await value
     return coerce_result(value)

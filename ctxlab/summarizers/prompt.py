@@ -3,6 +3,8 @@
 Built on the section structure the course's source tutorial uses, in our own words. The
 principles it encodes (milestones, contradiction check, latest update wins, timestamps,
 chunking into sections, tool insights, hallucination control) are explained in lesson 03.
+Constraints, commitments and pending actions have their own sections, never dropped, and
+identifiers are listed once, each with its device and, when it changed, its history.
 """
 
 from __future__ import annotations
@@ -11,15 +13,20 @@ from __future__ import annotations
 SUMMARY_SECTIONS: tuple[str, ...] = (
     "Product & Environment",
     "Reported Issue",
+    "Constraints & Preferences",
+    "Agent Commitments",
     "Steps Tried & Results",
-    "Identifiers",
+    "Pending Actions",
     "Timeline Milestones",
     "Tool Performance Insights",
+    "Identifiers",
     "Current Status & Blockers",
     "Next Recommended Step",
 )
 
 TRANSCRIPT_OPEN = "<transcript>"
+#: The length the prompt asks for (the extractive summarizer is bounded by tokens instead).
+SUMMARY_WORDS = 300
 TRANSCRIPT_CLOSE = "</transcript>"
 
 SUMMARY_PROMPT = f"""\
@@ -35,24 +42,41 @@ begin with an earlier hand-over note: fold that note into the new one.
 Work through these checks before writing (do not show them):
 - Contradictions: compare what the customer says with tool results and earlier
   statements; where they disagree, say so briefly.
-- Order of events: the most recent statement wins. Give older values that were replaced
-  as "Superseded: <old> -> <new>". Keep timestamps or turn numbers when they exist.
+- Order of events: the most recent statement wins, for every kind of value (an email,
+  a firmware version, a serial that was misread, a ticket merged into another, an order
+  that was replaced, a constraint the customer changed). Never present an old value as
+  current.
+- Separate things stay separate: two devices each keep their own serial, firmware, error
+  codes and tickets; name the device next to each value.
 - Certainty: anything not stated outright is marked UNVERIFIED; never guess or fill gaps.
 
-Then write at most 200 words under exactly these headings, as short bullets that start
-with a verb or a noun, no filler:
+Then write under exactly these headings, as short bullets that start with a verb or a
+noun, no filler, at most about {SUMMARY_WORDS} words in all:
 
 {chr(10).join(f"{title}:" for title in SUMMARY_SECTIONS)}
 
 Rules:
-- Copy identifiers exactly as written: ticket, order, serial, reservation and RMA numbers,
-  account ids, emails, versions, dates, and error strings or codes word for word.
-- Under "Steps Tried & Results", keep the order in which things happened and include
-  tool calls with their outcomes.
+- Under "Identifiers", copy identifiers exactly as written: ticket, order, serial,
+  reservation and RMA numbers, account ids, emails, versions, dates, and error strings or
+  codes word for word. Give each value's device (or "customer") in brackets. When a value
+  changed, write the current one first, then "(since turn N; earlier: <old> until turn M)".
+  Mark values that only came from tool results as "(from tools)". Elsewhere, refer to
+  identifiers by kind ("the serial") instead of repeating them.
+- Under "Constraints & Preferences", copy every constraint or preference the customer set
+  ("email only, never call", "do not ship to a PO box", "away until the 14th") with the
+  turn it was said in; when one was changed, keep only the current version and note the
+  earlier one as "(earlier: ...)". Never drop one.
+- Under "Agent Commitments", copy every promise the agent made ("I will send the
+  replacement label by Friday") with its turn and deadline, the same way. Never drop one.
+- Under "Steps Tried & Results", list troubleshooting actions (what the customer was asked
+  to do, and tool calls) in the order they happened, each with its result. Leave out small
+  talk, greetings and reassurance.
+- Under "Pending Actions", list tool calls that have no result yet.
 - Under "Tool Performance Insights", note which tool calls helped, failed, or returned
   errors, and why if it is evident.
-- Under "Current Status & Blockers", separate what is resolved from what is still open.
-- Under "Next Recommended Step", give one concrete action (or two alternatives).
+- Under "Current Status & Blockers" and "Next Recommended Step", describe the latest
+  problem that is not resolved (or say that none is open), and give one concrete action
+  (or two alternatives).
 - Write "none" under a heading with nothing to report.
 """
 
