@@ -152,6 +152,30 @@ def find_done(text: str) -> list[Statement]:
     return _statements(text, "done", _DONE)
 
 
+def as_statement(kind: StatementKind, text: str) -> Statement | None:
+    """One sentence (say, from a model's structured output) as a statement of ``kind``: its
+    topic or key and whether it revises, computed as for sentences found in a text even
+    when no cue matched (None for an empty text)."""
+    sentence = " ".join(text.split())
+    if not sentence:
+        return None
+    if kind == "constraint":
+        found = find_constraints(sentence)
+        if found:
+            return found[0]
+        return Statement(kind, constraint_topic(sentence), clip(sentence), 0, len(sentence),
+                         _REVISION.search(sentence) is not None)
+    if kind == "commitment":
+        found = find_commitments(sentence)
+        if found:
+            return found[0]
+        return Statement(kind, _object_words(sentence), clip(sentence), 0, len(sentence))
+    found = find_done(sentence)
+    if found:
+        return found[0]
+    return Statement(kind, _object_words(sentence), clip(sentence), 0, len(sentence))
+
+
 def same_promise(key: str, done: str) -> bool:
     """True when a "done" report's object words cover a commitment's key."""
     a, b = set(key.split()), set(done.split())

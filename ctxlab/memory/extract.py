@@ -18,8 +18,10 @@ payment ids (``certificate_...``, ``credit_card_...``) never do.
 
 Milestones are tool results (``check_warranty SN-1: status covered | rma RMA-2``), actions
 the user reports ("Factory reset done.") and commitments the agent makes ("I've opened
-ticket TCK-1"). The next action is the agent's last open question, or the first step it
-asked the user to try; a reply that asks for nothing clears it.
+ticket TCK-1"). Constraints the customer sets and promises the agent makes are found by
+:mod:`ctxlab.core.statements` (the same rules the summarizer uses). The next action is the
+agent's last open question, or the first step it asked the user to try; a reply that asks
+for nothing clears it.
 
 Rules are deliberately modest and readable; :class:`~ctxlab.memory.LLMStateExtractor` does
 the same job with a model when one is configured.
@@ -36,6 +38,7 @@ from ..context.compaction import KEY_FIELD, tool_names
 from ..core.facts import find_facts, latest_fact
 from ..core.identifiers import find_identifiers
 from ..core.items import is_call, is_output, item_kind, item_text, item_type
+from ..core.statements import find_commitments, find_constraints, find_done
 from .playbook import match_symptoms
 from .state import StatePatch, SupportState
 
@@ -185,6 +188,7 @@ class RuleBasedStateExtractor:
             symptoms = match_symptoms(text)
             if symptoms and (state.issue.category is None or _NEW_ISSUE.search(text)):
                 self._set(patch, "issue.category", symptoms[0].title, "message")
+            patch.constraints += [s.text for s in find_constraints(text) if not s.stale]
             for sentence in _sentences(text):
                 if (
                     _USER_ACTION.search(sentence)
@@ -244,6 +248,8 @@ class RuleBasedStateExtractor:
     def _agent(self, items: Sequence[Item], patch: StatePatch) -> None:
         replies = [item_text(it) for it in items if item_kind(it) == "assistant"]
         for text in replies:
+            patch.done += [s.text for s in find_done(text) if not s.stale]
+            patch.commitments += [s.text for s in find_commitments(text) if not s.stale]
             for match in _AGENT_COMMIT.finditer(text):
                 patch.milestones.append(_clip(f"agent: {match.group(0)}"))
             for ident in find_identifiers(text, kinds=("name",)):

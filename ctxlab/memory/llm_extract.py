@@ -44,6 +44,12 @@ Return a state update in the required JSON format:
 - new_milestones: short past-tense notes of what happened in this turn (tool results,
   actions the customer took, commitments the agent made); [] when nothing happened.
 - next_action: the one thing that should happen next, or null if unchanged.
+- new_constraints: constraints or preferences the customer sets or changes in this turn,
+  each as the customer's sentence ("Please reach me by email only, never call."); when
+  one changes an earlier one, give the new version; [] when there are none.
+- new_commitments: promises the agent makes in this turn, as the agent's sentence ("I'll
+  send the replacement label by Friday."); done_commitments: sentences in which the agent
+  says it kept one ("I've sent the label."); [] when there are none.
 Do not guess: leave a field null unless the turn states it.
 """
 
@@ -82,10 +88,16 @@ class StateUpdate(BaseModel):
     issue: IssueUpdate = Field(default_factory=IssueUpdate)
     new_milestones: list[str] = Field(default_factory=list)
     next_action: str | None = None
+    new_constraints: list[str] = Field(default_factory=list)
+    new_commitments: list[str] = Field(default_factory=list)
+    done_commitments: list[str] = Field(default_factory=list)
 
     def to_patch(self) -> StatePatch:
         """The equivalent :class:`StatePatch` (values the model read from the turn)."""
-        patch = StatePatch(milestones=list(self.new_milestones), next_action=self.next_action)
+        patch = StatePatch(milestones=list(self.new_milestones), next_action=self.next_action,
+                           constraints=list(self.new_constraints),
+                           commitments=list(self.new_commitments),
+                           done=list(self.done_commitments))
         for section, update in (("user", self.user), ("issue", self.issue)):
             for name, value in update.model_dump().items():
                 path = f"{section}.{name}"

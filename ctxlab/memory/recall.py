@@ -6,6 +6,12 @@ turns, snippet by snippet (:mod:`ctxlab.memory.documents`), and for a new user i
 returns the best ``k`` snippets whose score is at least ``threshold`` (0..1; see
 :mod:`ctxlab.memory.fts` for what a BM25 score of 0.5 means), merged into whole turns.
 
+A recalled turn can hold a value a later turn replaced (the old email address, the first
+firmware version). Recall reads the whole conversation into a
+:class:`~ctxlab.core.tracker.FactTracker` as it syncs, and marks such values where it
+shows them (``a@x [superseded by b@x in turn 33]``, :mod:`ctxlab.memory.superseded`), so
+the model never takes an old value it was shown last for the current one.
+
 It serves three ways:
 
 * as a retrieval source for :class:`~ctxlab.context.ContextManager` (``retriever=recall``):
@@ -27,10 +33,13 @@ from typing import Any, Protocol
 
 from ..context.counting import RequestCounter
 from ..context.sources import RetrievedBlock, retrieved_message
+from ..core.digest import canonical_json
 from ..core.tokens import TokenCounter
+from ..core.tracker import FactTracker
 from ..core.turns import segment_turns
 from .documents import evicted_turns, render_turn, turn_docs
 from .fts import Doc, FTS5Index
+from .superseded import mark_superseded
 from .versions import session_version
 
 Item = Mapping[str, Any]
@@ -127,6 +136,11 @@ class Recall:
         self._cache: dict[tuple[str, int, float, int], list[RecalledTurn]] = {}
         self._version = 0
         self._seen: dict[int, object] = {}  # id(session) -> its version at the last sync
+        #: What the whole conversation established (values, constraints, promises), to mark
+        #: what a recalled turn says that a later turn superseded.
+        self.facts = FactTracker()
+        self._tracked = 0  # items read into ``facts``
+        self._ends: tuple[str, str] = ("", "")  # the first and last of them, as JSON
 
     def __repr__(self) -> str:
         return (
@@ -176,6 +190,7 @@ class Recall:
     ) -> int:
         """Index the turns of a whole conversation (all of them, or those listed)."""
         wanted = None if turns is None else set(turns)
+        self.track(items)
         return self.index_turns(
             (t.number, items[t.start : t.end], list(t.indices))
             for t in segment_turns(items).turns
@@ -199,6 +214,22 @@ class Recall:
         self.index.clear()
         self._turns.clear()
         self._seen.clear()
+        self.facts = FactTracker()
+        self._tracked, self._ends = 0, ("", "")
+        self._changed()
+
+    def track(self, items: Sequence[Item]) -> None:
+        """Read the conversation ``items`` (the whole log so far) into :attr:`facts`: only
+        new items are read when the log grew; a log that changed otherwise is re-read."""
+        known = self._tracked
+        if known and (len(items) < known or (canonical_json(items[0]), canonical_json(
+                items[known - 1])) != self._ends):
+            self.facts, known = FactTracker(), 0
+        if known == len(items):
+            return
+        self.facts.feed(items[known:])
+        self._tracked = len(items)
+        self._ends = (canonical_json(items[0]), canonical_json(items[-1]))
         self._changed()
 
     async def sync(self, session: Any = None) -> int:
@@ -223,9 +254,10 @@ class Recall:
         self.forget_turns(stale)
         todo = {t: ix for t, ix in evicted.items() if self._indices(t) != tuple(ix)}
         self._seen[id(session)] = version
+        raw = await session.raw_items()
+        self.track(raw)
         if not todo:
             return 0
-        raw = await session.raw_items()
         self.index_turns(
             (turn, [raw[i] for i in indices], indices) for turn, indices in sorted(todo.items())
         )
@@ -273,14 +305,14 @@ class Recall:
             hits = tuple(by_turn[turn])
             score = max(h.score for h in hits)
             items, _, lines = self._turns[turn]
-            text = render_turn(
+            text = mark_superseded(render_turn(
                 turn,
                 items,
                 score=score,
                 max_tokens=self.max_turn_tokens,
                 counter=self._counter,
                 lines=lines,
-            )
+            ), self.facts)
             turns.append(RecalledTurn(turn, score, tuple(dict(i) for i in items), hits, text))
         if len(self._cache) > 64:
             self._cache.clear()

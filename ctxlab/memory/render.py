@@ -91,6 +91,12 @@ def render_state(
         head.append(f"user: {user}")
     if issue:
         head.append(f"issue: {issue}")
+    if state.constraints:
+        head.append("constraints: " + " | ".join(
+            f"{n.topic} ({_t(n.turn)}): {n.text}" for n in state.constraints))
+    if state.commitments:
+        head.append("commitments: " + " | ".join(
+            f"({_t(n.turn)}): {n.text}" for n in state.commitments))
     if state.next_action:
         head.append(f"next action: {state.next_action}")
     milestones = state.milestones[-max_milestones:] if max_milestones else []

@@ -8,6 +8,9 @@ compact message:
 * :class:`IssueInfo`: category, device model, serial, order id, ticket id, RMA,
   reservation ids, error codes, firmware, status;
 * ``milestones``: what happened, in order, with the turn it happened in;
+* ``constraints`` and ``commitments``: what the customer asked the agent to keep in mind
+  ("email only, never call") and what the agent promised ("I'll send the label by
+  Friday"), each with its turn; a revision replaces the earlier version on its topic;
 * ``next_action``: what should happen next;
 * ``history``: every value that was replaced, with the turn it came from and the turn that
   replaced it (the latest value wins, the old one is not forgotten).
@@ -21,6 +24,8 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from ..core.statements import as_statement, same_promise
 
 #: Where a value came from: said in conversation, or read from a tool call or output.
 Origin = Literal["message", "tool"]
@@ -84,6 +89,17 @@ class Milestone(BaseModel):
     text: str
 
 
+class Noted(BaseModel):
+    """A constraint or commitment in force: its topic (or what is promised), the sentence
+    as said, and the turn it was said in."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    topic: str
+    text: str
+    turn: int | None = None
+
+
 class Superseded(BaseModel):
     """A value that a newer one replaced."""
 
@@ -102,7 +118,9 @@ class StatePatch(BaseModel):
     ``values`` sets scalar fields (``{"issue.serial": "SN-1"}``); ``origins`` says for each
     of them whether it was said in conversation or came from a tool (default: message);
     ``add`` appends to list fields; ``milestones`` are appended; ``next_action`` replaces
-    the pending action (None: unchanged; ``""``: nothing is pending any more).
+    the pending action (None: unchanged; ``""``: nothing is pending any more);
+    ``constraints`` and ``commitments`` are sentences that set or revise one, ``done``
+    sentences saying a commitment was kept.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -112,9 +130,13 @@ class StatePatch(BaseModel):
     add: dict[str, list[str]] = Field(default_factory=dict)
     milestones: list[str] = Field(default_factory=list)
     next_action: str | None = None
+    constraints: list[str] = Field(default_factory=list)
+    commitments: list[str] = Field(default_factory=list)
+    done: list[str] = Field(default_factory=list)
 
     def is_empty(self) -> bool:
-        return not (self.values or self.add or self.milestones or self.next_action is not None)
+        return not (self.values or self.add or self.milestones or self.next_action is not None
+                    or self.constraints or self.commitments or self.done)
 
 
 class Change(BaseModel):
@@ -141,6 +163,8 @@ class SupportState(BaseModel):
     issue: IssueInfo = Field(default_factory=IssueInfo)
     milestones: list[Milestone] = Field(default_factory=list)
     next_action: str | None = None
+    constraints: list[Noted] = Field(default_factory=list)
+    commitments: list[Noted] = Field(default_factory=list)
     history: list[Superseded] = Field(default_factory=list)
     sources: dict[str, tuple[int | None, Origin]] = Field(default_factory=dict)
     turn: int = 0
@@ -154,7 +178,8 @@ class SupportState(BaseModel):
     def is_empty(self) -> bool:
         """True when nothing has been recorded yet."""
         filled = any(self.get(p) for p in (*SCALAR_FIELDS, *LIST_FIELDS))
-        return not (filled or self.milestones or self.next_action)
+        return not (filled or self.milestones or self.next_action or self.constraints
+                    or self.commitments)
 
     def turn_of(self, path: str) -> int | None:
         """The turn the current value of a scalar field came from (None if unknown/unset)."""
@@ -226,6 +251,7 @@ class SupportState(BaseModel):
                 known.add(text)
                 self.milestones.append(Milestone(turn=turn, text=text))
                 changes.append(Change(field="milestones", new=text))
+        changes += self._statements(patch, turn)
         if patch.next_action is not None:
             action = patch.next_action.strip() or None
             if action != self.next_action:
@@ -233,6 +259,40 @@ class SupportState(BaseModel):
                 self.next_action = action
         if turn is not None:
             self.turn = max(self.turn, turn)
+        return changes
+
+    def _statements(self, patch: StatePatch, turn: int | None) -> list[Change]:
+        """Constraints and commitments, by the rule of
+        :func:`ctxlab.core.statements.current_statements`: a revision replaces the earlier
+        constraint on its topic, a promise replaces the one about the same thing, a "done"
+        report ends it; a repeat changes nothing."""
+        changes: list[Change] = []
+        for kind, texts in (("constraints", patch.constraints),
+                            ("commitments", patch.commitments)):
+            for text in texts:
+                statement = as_statement(kind[:-1], text)  # type: ignore[arg-type]
+                if statement is None:
+                    continue
+                current: list[Noted] = list(getattr(self, kind))
+                if any(n.text == statement.text for n in current):
+                    continue
+                if kind == "commitments":
+                    current = [n for n in current if n.topic != statement.topic]
+                elif statement.revises:
+                    same = [n for n in current if n.topic == statement.topic]
+                    if same:
+                        current.remove(same[-1])
+                current.append(Noted(topic=statement.topic, text=statement.text, turn=turn))
+                setattr(self, kind, current)
+                changes.append(Change(field=kind, new=statement.text))
+        for text in patch.done:
+            done = as_statement("done", text)
+            if done is None:
+                continue
+            kept = [n for n in self.commitments if not same_promise(n.topic, done.topic)]
+            if len(kept) != len(self.commitments):
+                self.commitments = kept
+                changes.append(Change(field="commitments", old=text))
         return changes
 
     def clone(self) -> SupportState:
@@ -243,6 +303,8 @@ class SupportState(BaseModel):
             issue=self.issue.model_copy(deep=True),
             milestones=list(self.milestones),
             next_action=self.next_action,
+            constraints=list(self.constraints),
+            commitments=list(self.commitments),
             history=list(self.history),
             sources=dict(self.sources),
             turn=self.turn,

@@ -191,6 +191,8 @@ class StateMemory:
             issue=state.issue.model_copy(deep=True),
             milestones=list(state.milestones[-milestones:]) if milestones else [],
             next_action=state.next_action,
+            constraints=list(state.constraints),
+            commitments=list(state.commitments),
             turn=state.turn,
         )
 

@@ -81,6 +81,19 @@ _CLOSURE = re.compile(
     re.IGNORECASE,
 )
 _NEGATION = re.compile(r"\b(?:not|never|still)\b|n't\b|\?", re.IGNORECASE)
+# "What did I ask you to keep in mind?", "remind me of my preferences".
+_CONSTRAINTS = re.compile(
+    r"\bkeep\s+in\s+mind\b|\b(?:my|the)\s+(?:constraints?|preferences?|requirements?|"
+    r"conditions?|restrictions?)\b|\bwhat\s+did\s+i\s+(?:ask|tell)\s+you\s+(?:to|about|not)\b",
+    re.IGNORECASE,
+)
+# "What did you promise?", "what are you going to send me?".
+_COMMITMENTS = re.compile(
+    r"\bwhat\s+did\s+you\s+(?:promise|commit|agree|say\s+you(?:'d|\s+would))\b"
+    r"|\b(?:your|the)\s+(?:promises?|commitments?)\b"
+    r"|\bwhat\s+(?:are|were)\s+you\s+going\s+to\s+(?:do|send)\b",
+    re.IGNORECASE,
+)
 _RECALL_NOUN_RMA = re.compile(_NOUNS["rma"], re.IGNORECASE)
 
 
@@ -93,9 +106,13 @@ class Intent:
     for a tool; ``ticket_word`` says the message names a ticket explicitly (a bare "any
     update?" counts only when a ticket is already in the conversation); ``greeting``,
     ``thanks`` and ``closure`` (the issue is fixed, or the user is done) shape small talk.
+    ``constraints`` and ``commitments`` ask what the user asked the agent to keep in mind,
+    and what the agent promised.
     """
 
     recall: tuple[str, ...] = ()
+    constraints: bool = False
+    commitments: bool = False
     warranty: bool = False
     lookup: bool = False
     ticket_status: bool = False
@@ -136,6 +153,10 @@ def read_intent(text: str) -> Intent:
     if not isinstance(text, str):
         raise TypeError(f"read_intent expects a str, got {type(text).__name__}")
     text = normalize(text)
+    constraints = _CONSTRAINTS.search(text) is not None
+    commitments = _COMMITMENTS.search(text) is not None
+    if constraints or commitments:
+        return Intent(constraints=constraints, commitments=commitments)
     recall = recall_kinds(text)
     # "What was my RMA number?" is a recall question even though "RMA" also asks for a
     # repair; any other action word ("check", "status", ...) makes it a lookup instead.

@@ -91,6 +91,32 @@ def recall_answer(
     return " ".join(sentences)
 
 
+def statements_answer(constraints: Sequence[str] | None,
+                      commitments: Sequence[str] | None) -> str:
+    """Answer "what did I ask you to keep in mind?" / "what did you promise?" from the
+    sentences still in force (None: not asked)."""
+    parts = []
+    if constraints is not None:
+        if constraints:
+            parts.append("You asked us to keep in mind: " + " ".join(
+                _sentence(s) for s in constraints))
+        else:
+            parts.append("I don't see any constraint or preference you set in our "
+                         "conversation; is there something I should keep in mind?")
+    if commitments is not None:
+        if commitments:
+            parts.append("I committed to this: " + " ".join(_sentence(s) for s in commitments))
+        else:
+            parts.append("I don't see a promise from me in our conversation that is still "
+                         "open.")
+    return " ".join(parts)
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "!", "?", "…")) else text + "."
+
+
 def noted(facts: Sequence[Found]) -> str:
     """Acknowledge the facts of the latest message, as in ``Noted: ticket TCK-48213.``"""
     if not facts:

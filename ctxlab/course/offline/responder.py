@@ -6,8 +6,11 @@ order:
 
 1. the input ends with tool outputs of the current turn -> summarise them (quoting their
    values) and stop; a tool is never called twice in one user turn;
-2. the latest user message asks to be reminded of a fact -> the latest value of that kind
-   in the input, or an honest "I don't see your ... in our conversation";
+2. the latest user message asks what they asked the agent to keep in mind, or what the
+   agent promised -> the constraints or commitments still in force in the input; or it
+   asks to be reminded of a fact -> the latest value of that kind in the input that is
+   not marked superseded (memory notes read as :mod:`.memory` says), or an honest
+   "I don't see your ... in our conversation";
 3. it asks for a warranty check, device details or a ticket status -> call the tool with
    the latest serial or ticket id in the input (or ask for the missing identifier);
 4. it describes a symptom -> numbered steps and one clarifying question;
@@ -26,6 +29,7 @@ from ...core.items import is_user_message, item_text, item_type
 from ...memory.playbook import match_symptoms
 from . import replies
 from .intents import Intent, normalize, read_intent
+from .memory import classify, plain, statements_in_view
 
 #: The tools the offline model knows how to use: name -> (argument, fact kind, action).
 KNOWN_TOOLS: dict[str, tuple[str, str, str]] = {
@@ -102,8 +106,13 @@ def plan_reply(
     if turn and item_type(turn[-1]) == "function_call_output":
         return Plan(text=_answer_tool_results(turn, symptoms))
 
-    facts = find_facts(items, instructions=instructions)
+    facts = classify(items, find_facts(items, instructions=instructions))
     intent = read_intent(user_text)
+    if intent.constraints or intent.commitments:
+        constraints, commitments = statements_in_view(items[:last_user])
+        return Plan(text=replies.statements_answer(
+            [plain(s) for s in constraints] if intent.constraints else None,
+            [plain(s) for s in commitments] if intent.commitments else None))
     if intent.recall:
         return Plan(text=replies.recall_answer(intent.recall, facts, _output_tools(items)))
 

@@ -1,0 +1,98 @@
+"""How the offline model reads memory in its view: summaries, state and recalled turns.
+
+A memory strategy puts notes in the view: a summary pair, a structured-state message, a
+block of recalled turns. The offline model reads them like any careful reader:
+
+* a value the note marks as no longer current ("earlier: a@x until turn 3", "v1 -> v2",
+  "[superseded by ...]") is never taken as current (:mod:`ctxlab.core.staleness`, applied
+  by :func:`ctxlab.core.facts.facts_in_text` to every item);
+* a value the note lists as coming from tools (a ``Firmware (from tools): ...`` bullet)
+  counts as tool output, not as something said in conversation, so a newer tool result
+  later in the view still wins, as it would in the full conversation;
+* constraints and commitments are read from the customer's messages, the agent's
+  messages and memory notes alike, and only those still in force are reported
+  (:func:`ctxlab.core.statements.current_statements`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from ...core.cues import LABELS
+from ...core.facts import Found
+from ...core.items import content_text, item_kind, item_text
+from ...core.statements import (
+    Statement,
+    current_statements,
+    find_commitments,
+    find_constraints,
+    find_done,
+)
+from ...summarizers.base import SUMMARY_SHADOW_PROMPT
+
+_FROM_TOOLS = f"({LABELS['from_tools']})"
+_PREFIX = re.compile(r"^(?:\w+\s+)?\((?:turn|t)\s*\d+\):\s*", re.IGNORECASE)
+
+
+def memory_indices(items: Sequence[Mapping[str, Any]]) -> set[int]:
+    """Indices of memory notes: the summary (the assistant message after the summary
+    request) and developer or system messages (state, recalled turns, preamble notes)."""
+    found: set[int] = set()
+    for index, item in enumerate(items):
+        kind = item_kind(item)
+        summary = (kind == "assistant" and index > 0 and item_kind(items[index - 1]) == "user"
+                   and content_text(items[index - 1].get("content")) == SUMMARY_SHADOW_PROMPT)
+        if summary or kind in ("developer", "system"):
+            found.add(index)
+    return found
+
+
+def classify(items: Sequence[Mapping[str, Any]],
+             facts: Mapping[str, list[Found]]) -> dict[str, list[Found]]:
+    """``facts`` with values a memory note lists as coming from tools marked as tool output."""
+    notes = memory_indices(items)
+    if not notes:
+        return dict(facts)
+    texts: dict[int, str] = {}
+    out: dict[str, list[Found]] = {}
+    for kind, found in facts.items():
+        marked = []
+        for fact in found:
+            if fact.index in notes:
+                text = texts.setdefault(fact.index, item_text(items[fact.index]))
+                line_start = text.rfind("\n", 0, fact.start) + 1
+                head = text[line_start:fact.start].split(":", 1)[0]
+                if _FROM_TOOLS in head:
+                    fact = replace(fact, source="tool_output")
+            marked.append(fact)
+        out[kind] = marked
+    return out
+
+
+def statements_in_view(items: Sequence[Mapping[str, Any]]
+                       ) -> tuple[list[Statement], list[Statement]]:
+    """The constraints and the commitments still in force in a view, oldest first."""
+    notes = memory_indices(items)
+    said: list[Statement] = []
+    for index, item in enumerate(items):
+        kind = item_kind(item)
+        if kind not in ("user", "assistant", "developer", "system"):
+            continue
+        text = item_text(item)
+        if kind == "user" or index in notes:
+            said += find_constraints(text)
+        if kind == "assistant" or index in notes:
+            found = find_commitments(text) + find_done(text)
+            said += sorted(found, key=lambda s: s.start)
+    current = current_statements(said)
+    constraints = [s for s in current if s.kind == "constraint"]
+    commitments = [s for s in current if s.kind == "commitment"]
+    return constraints, commitments
+
+
+def plain(statement: Statement) -> str:
+    """A statement's sentence without a memory note's "topic (turn N):" prefix."""
+    return _PREFIX.sub("", statement.text)
