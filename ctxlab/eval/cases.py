@@ -14,8 +14,10 @@ An :class:`EvalCase` is what every memory strategy is replayed on. It holds
 
 A probe is *answerable offline* when its fact has a kind the offline model can recall
 (:data:`ctxlab.course.offline.FACT_KINDS`) and the full history's latest value of that kind is the
-expected one, so "what was my ticket number?" has exactly one right answer. Only such probes
-are asked through the agent by default (see :mod:`ctxlab.eval.answers`).
+expected one, so "what was my ticket number?" has exactly one right answer; or when it asks
+for a constraint or a commitment (kinds :data:`STATEMENT_KINDS`) that the full history still
+holds in force. Only such probes are asked through the agent by default (see
+:mod:`ctxlab.eval.answers`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from ..core.items import item_kind
 from ..core.turns import segment_turns
 from ..core.validate import validate_items
 from ..course.corpora import Conversation
+from ..course.offline.memory import statements_in_view
 
 #: The question a probe asks for each offline fact kind (each one is read by the offline
 #: model as a recall request for exactly that kind; tests check this).
@@ -61,6 +64,10 @@ NAME_KINDS: dict[str, str] = {
 }
 
 _WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+#: Fact kinds that are sentences, not identifiers: the offline model answers "what did I ask
+#: you to keep in mind?" and "what did you promise?" with those still in force.
+STATEMENT_KINDS = ("constraint", "commitment")
 
 #: Where a fact was first said, as reported in results.
 USER, TOOL_OUTPUT = "user", "tool_output"
@@ -230,6 +237,8 @@ def question_for(category: str, kind: str | None) -> str:
         return KIND_QUESTIONS[kind]
     if category == "constraint":
         return "Remind me: what did I ask you to keep in mind about this case?"
+    if category == "commitment":
+        return "What did you promise to do for me?"
     label = category.replace("_", " ")
     return f"Remind me, what was the {label} again?"
 
@@ -271,8 +280,9 @@ def probes_at(facts: Iterable[KeyFact], turn: int, *, min_age: int = 0) -> list[
                 continue
             if f.superseded_turn is not None and f.superseded_turn < turn:
                 continue
-            stale = tuple(o.value for o in values if o is not f and o.superseded_by is not None
-                          and o.superseded_turn is not None and o.superseded_turn < turn)
+            stale = tuple(dict.fromkeys(
+                o.value for o in values if o.value != f.value and o.superseded_by is not None
+                and o.superseded_turn is not None and o.superseded_turn < turn))
             probes.append(RecallProbe(
                 turn=turn, fact=name, expected=f.value, category=f.category,
                 question=question_for(f.category, f.kind), kind=f.kind, stale=stale,
@@ -288,13 +298,21 @@ def mark_answerable(items: Sequence[Mapping[str, Any]], starts: Sequence[int],
     probes = list(probes)
     wanted = sorted({p.kind for p in probes if p.kind in FACT_KINDS})
     found = find_facts(items, kinds=wanted) if wanted else {}
+    held: dict[int, tuple[list[str], list[str]]] = {}
     out = []
     for probe in probes:
         ok = False
+        end = starts[probe.turn - 1] if probe.turn <= len(starts) else len(items)
         if probe.kind in found:
-            end = starts[probe.turn - 1] if probe.turn <= len(starts) else len(items)
             latest = latest_fact([f for f in found[probe.kind] if f.index < end])
             ok = latest is not None and latest.value == probe.expected
+        elif probe.kind in STATEMENT_KINDS:
+            if end not in held:
+                constraints, commitments = statements_in_view(items[:end])
+                held[end] = ([s.text for s in constraints], [s.text for s in commitments])
+            texts = held[end][0 if probe.kind == "constraint" else 1]
+            matcher = KeyFact(probe.fact, probe.expected, probe.category)
+            ok = any(matcher.found_in(text) for text in texts)
         out.append(replace(probe, answerable=ok))
     return tuple(out)
 

@@ -11,6 +11,9 @@ category                    a probe (or event) the baseline passed and the candi
 ``repeated_tool_calls``     a value a tool returned is gone: the agent would have to call
                             the tool again
 ``lost_constraints``        a constraint the customer set is no longer in view
+``stale_as_current``        a view presents a superseded value as current: at a probe, or
+                            at more model calls than before for a fact with a history
+                            (:mod:`ctxlab.eval.use`)
 ``stale_values``            a superseded value is in view (or answered) instead of its
                             replacement
 ``token_pressure_drops``    a pinned fact newly cut because of a token budget (the turn,
@@ -33,6 +36,7 @@ REGRESSION_CATEGORIES: dict[str, str] = {
     "unanswered_questions": "unanswered questions (the agent must ask the user again)",
     "repeated_tool_calls": "repeated tool calls (a tool result is gone)",
     "lost_constraints": "lost constraints",
+    "stale_as_current": "stale-as-current (a superseded value presented as current)",
     "stale_values": "stale values (an old value instead of its replacement)",
     "token_pressure_drops": "token-pressure drops (a pinned fact cut by a budget)",
 }
@@ -58,6 +62,7 @@ class StrategyDelta:
     candidate: str
     recall: tuple[float | None, float | None]
     answer_accuracy: tuple[float | None, float | None]
+    stale_as_current: tuple[float | None, float | None]
     token_ratio: tuple[float | None, float | None]
     cost_per_100_turns: tuple[float, float]
     pressure_events: tuple[int, int]
@@ -138,6 +143,10 @@ def _probe_regressions(strategy: str, case: str, base: ProbeResult, cand: ProbeR
         detail = (f"{base.fact}={base.expected}: baseline {_what(base)}, "
                   f"candidate {_what(cand)}")
         out.append(Regression(category, strategy, case, base.turn, base.fact, detail))
+    if cand.use == "stale" and base.use != "stale":
+        out.append(Regression("stale_as_current", strategy, case, base.turn, base.fact,
+                              f"{base.fact}: the view presents a superseded value as current "
+                              f"instead of {base.expected} (baseline: {base.use or 'unscored'})"))
     stale_before = base.stale or bool(base.answer_stale)
     stale_now = cand.stale or bool(cand.answer_stale)
     if stale_now and not stale_before:
@@ -163,6 +172,14 @@ def _case_regressions(strategy: str, base: CaseResult, cand: CaseResult
             continue
         regressions += _probe_regressions(strategy, cand.case, before, p)
         improvements += int(not before.passed and p.passed)
+    before = {u.fact: u for u in base.use}
+    for u in cand.use:
+        old = before.get(u.fact)
+        if u.stale > (old.stale if old else 0):
+            regressions.append(Regression(
+                "stale_as_current", strategy, cand.case, u.first_stale_turn or 0, u.fact,
+                f"{u.fact}: {u.stale_value} presented as current in {u.stale} of {u.calls} "
+                f"model calls (baseline: {old.stale if old else 0})"))
     known = {_event_key(e) for e in base.pressure}
     for e in cand.pressure:
         if _event_key(e) not in known:
@@ -191,6 +208,7 @@ def compare(baseline: EvalRun, candidate: EvalRun, *,
         result.deltas.append(StrategyDelta(
             b_name, c_name, (b_sum.recall, c_sum.recall),
             (b_sum.answer_accuracy, c_sum.answer_accuracy),
+            (b_sum.stale_as_current, c_sum.stale_as_current),
             (b_sum.token_ratio, c_sum.token_ratio),
             (b_sum.cost_per_100_turns, c_sum.cost_per_100_turns),
             (b_sum.pressure_events, c_sum.pressure_events),

@@ -5,6 +5,9 @@ records, per :class:`CaseResult`:
 
 * **fact availability** at every probe: is the expected value verbatim in the model's view?
   A **stale-value error** is a superseded value in the view while its replacement is not;
+* **use**, not only presence (:mod:`ctxlab.eval.use`): at every probe, and at **every model
+  call** for every fact with a history of values, which value the view presents as
+  current: the current one, a superseded one (*stale-as-current*), or none;
 * **answers** (optional): the probe asked through the agent, scored by exact match
   (:mod:`ctxlab.eval.answers`);
 * **tokens**: exact input tokens of every model call of every turn (tool loops included),
@@ -32,6 +35,7 @@ from .answers import AnswerScope, ProbeAsker, wants_answer
 from .cases import EvalCase, KeyFact, RecallProbe
 from .replay import ModelCall, StrategyReplay
 from .strategies import Strategy, parse_strategy
+from .use import UseRecord, UseTracker, read_use
 
 PressureCause = Literal["session budget", "context budget"]
 
@@ -44,7 +48,9 @@ class ProbeResult:
     """One probe on one strategy: was the value in view, and (if asked) the answer.
 
     ``superseded`` counts the older values of the fact (a stale error is only possible when
-    it is > 0); ``stale`` says one of them was in view while ``expected`` was not.
+    it is > 0); ``stale`` says one of them was in view while ``expected`` was not. ``use``
+    says which value the view presents as current: ``"current"``, ``"stale"`` (a superseded
+    value) or ``"missing"`` (:mod:`ctxlab.eval.use`).
     """
 
     probe: str
@@ -56,6 +62,7 @@ class ProbeResult:
     available: bool
     stale: bool
     superseded: int = 0
+    use: str | None = None
     asked: bool = False
     correct: bool | None = None
     answer_stale: bool | None = None
@@ -109,6 +116,7 @@ class CaseResult:
     over_budget: int = 0
     latency_ms: dict[str, list[float]] = field(default_factory=dict)
     summary: dict[str, Any] | None = None
+    use: list[UseRecord] = field(default_factory=list)
 
     @property
     def tokens(self) -> int:
@@ -145,6 +153,7 @@ class CaseResult:
             problems=list(data.get("problems", [])), over_budget=data.get("over_budget", 0),
             latency_ms={k: list(v) for k, v in data.get("latency_ms", {}).items()},
             summary=data.get("summary"),
+            use=[UseRecord(**u) for u in data.get("use", [])],
         )
 
 
@@ -223,6 +232,7 @@ async def evaluate_case(
     asked = answer_probe_ids(case, scope, max_answer_probes) if asker is not None else set()
     matchers = {f.id: f for f in case.facts}
     tracker = _PressureTracker(case.facts)
+    uses = UseTracker(case.facts)
     per_turn: dict[int, list[ModelCall]] = {}
     async for call in replay.calls():
         if call.warning:
@@ -240,6 +250,7 @@ async def evaluate_case(
                              else None))
             continue
         per_turn.setdefault(call.turn, []).append(call)
+        uses.check(call.turn, call.text)
         if call.step == 0 and case.facts:
             tracker.check(call)
     for turn, calls in sorted(per_turn.items()):
@@ -248,6 +259,7 @@ async def evaluate_case(
             full_tokens=sum(c.full_tokens for c in calls), first_call_tokens=calls[0].tokens,
         ))
     result.pressure = tracker.events
+    result.use = uses.records()
     result.latency_ms = {op: [round(s * 1000, 4) for s in samples]
                          for op, samples in replay.timings.samples.items() if samples}
     record = getattr(replay.session, "summary", None)
@@ -268,10 +280,12 @@ async def _probe(call: ModelCall, probe: RecallProbe, matchers: dict[str, KeyFac
         matchers[f"{probe.fact}={old}"].found_in(text) for old in probe.stale
         if f"{probe.fact}={old}" in matchers
     )
+    older = [matchers[f"{probe.fact}={old}"] for old in probe.stale
+             if f"{probe.fact}={old}" in matchers]
     base = ProbeResult(
         probe=probe.id, turn=probe.turn, fact=probe.fact, category=probe.category,
         expected=probe.expected, from_tool=probe.from_tool, available=available, stale=stale,
-        superseded=len(probe.stale),
+        superseded=len(probe.stale), use=read_use(text, fact, older).use,
     )
     if asker is None:
         return base

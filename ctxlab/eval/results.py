@@ -51,8 +51,12 @@ def _rate(part: int, whole: int) -> float | None:
 class StrategySummary:
     """One strategy over all cases of a run.
 
-    ``recall`` is the share of probes whose value was in the view; ``stale_rate`` the share
-    of probes with a superseded value that saw the stale value instead;
+    ``recall`` is the share of probes whose value was in the view; ``current_rate`` the
+    share of probes whose view presents the current value as current (use, not presence:
+    :mod:`ctxlab.eval.use`); ``stale_as_current`` the share of model calls, over every fact
+    with a history of values, whose view presents a superseded value as current;
+    ``stale_rate`` the share of probes with a superseded value that saw the stale value
+    instead of the current one;
     ``answer_accuracy`` the share of asked probes answered correctly (None when none was
     asked). ``token_ratio`` is input tokens over what the full history sends for the same
     model calls. ``repeated_tool_calls`` counts probes about a value that came from a tool
@@ -80,10 +84,23 @@ class StrategySummary:
     repeated_tool_calls: int
     over_budget: int
     latency_ms: dict[str, dict[str, float]] = field(default_factory=dict)
+    current_probes: int = 0
+    use_calls: int = 0
+    use_current: int = 0
+    use_stale: int = 0
+    use_missing: int = 0
 
     @property
     def recall(self) -> float | None:
         return _rate(self.available, self.probes)
+
+    @property
+    def current_rate(self) -> float | None:
+        return _rate(self.current_probes, self.probes)
+
+    @property
+    def stale_as_current(self) -> float | None:
+        return _rate(self.use_stale, self.use_calls)
 
     @property
     def stale_rate(self) -> float | None:
@@ -104,7 +121,8 @@ class StrategySummary:
     def to_row(self) -> dict[str, Any]:
         """A flat record (for CSV and DataFrames): counts, rates and latency percentiles."""
         row = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "latency_ms"}
-        row.update(recall=self.recall, stale_rate=self.stale_rate,
+        row.update(recall=self.recall, current_rate=self.current_rate,
+                   stale_as_current=self.stale_as_current, stale_rate=self.stale_rate,
                    answer_accuracy=self.answer_accuracy, token_ratio=self.token_ratio,
                    cost_per_100_turns=self.cost_per_100_turns)
         for op, stats in self.latency_ms.items():
@@ -130,6 +148,7 @@ def summarize_results(results: Iterable[CaseResult], *, strategy: str, label: st
         for op, v in samples.items() if v
     }
     tokens = sum(r.tokens for r in chosen)
+    uses = [u for r in chosen for u in r.use]
     return StrategySummary(
         strategy=strategy, label=label or strategy, cases=len(chosen),
         turns=sum(r.n_turns for r in chosen), calls=sum(r.calls for r in chosen),
@@ -146,6 +165,9 @@ def summarize_results(results: Iterable[CaseResult], *, strategy: str, label: st
         + sum(p.tool_calls for p in asked),
         over_budget=sum(r.over_budget for r in chosen),
         latency_ms=latency,
+        current_probes=sum(1 for p in probes if p.use == "current"),
+        use_calls=sum(u.calls for u in uses), use_current=sum(u.current for u in uses),
+        use_stale=sum(u.stale for u in uses), use_missing=sum(u.missing for u in uses),
     )
 
 
@@ -236,6 +258,28 @@ class EvalRun:
                     counts[0] += p.available
                     counts[1] += 1
             out[name] = {k: (v[0], v[1]) for k, v in sorted(groups.items())}
+        return out
+
+    def use_survival(self, by: str = "category") -> dict[str, dict[str, tuple[int, int, int]]]:
+        """For each strategy: ``{group: (current, stale, probes)}``: probes whose view
+        presents the current value as current, a superseded one, and all probes, grouped as
+        in :meth:`survival`."""
+        out: dict[str, dict[str, tuple[int, int, int]]] = {}
+        for name in self.strategies:
+            groups: dict[str, list[int]] = {}
+            for r in self.results_for(name):
+                for p in r.probes:
+                    if by == "origin":
+                        key = "tool output" if p.from_tool else "conversation"
+                    elif by in ("category", "fact", "turn"):
+                        key = str(getattr(p, by))
+                    else:
+                        raise ValueError(f"by must be category, fact, turn or origin; got {by!r}")
+                    counts = groups.setdefault(key, [0, 0, 0])
+                    counts[0] += p.use == "current"
+                    counts[1] += p.use == "stale"
+                    counts[2] += 1
+            out[name] = {k: (v[0], v[1], v[2]) for k, v in sorted(groups.items())}
         return out
 
     # -- writing ---------------------------------------------------------------------

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 #: Columns :func:`summary_table` can show, with their headings and formats.
 SUMMARY_COLUMNS: dict[str, tuple[str, str]] = {
     "recall": ("recall", "pct"),
+    "current": ("current", "pct"),
+    "stale_as_current": ("stale-as-current", "pct"),
     "stale": ("stale", "ratio"),
     "answers": ("answers", "answers"),
     "tokens": ("tokens", "int"),
@@ -25,8 +27,8 @@ SUMMARY_COLUMNS: dict[str, tuple[str, str]] = {
     "repeated": ("re-calls", "int"),
     "latency": ("p95 ms", "ms"),
 }
-DEFAULT_COLUMNS: tuple[str, ...] = ("recall", "stale", "answers", "token_ratio", "cost",
-                                    "invalid", "pressure")
+DEFAULT_COLUMNS: tuple[str, ...] = ("recall", "current", "stale_as_current", "answers",
+                                    "token_ratio", "cost", "invalid", "pressure")
 
 
 def _pct(value: float | None) -> str:
@@ -36,6 +38,10 @@ def _pct(value: float | None) -> str:
 def _cell(summary: StrategySummary, column: str) -> str:
     if column == "recall":
         return _pct(summary.recall)
+    if column == "current":
+        return _pct(summary.current_rate)
+    if column == "stale_as_current":
+        return _pct(summary.stale_as_current)
     if column == "stale":
         return f"{summary.stale_errors}/{summary.stale_probes}" if summary.stale_probes else "-"
     if column == "answers":
@@ -64,7 +70,10 @@ def _cell(summary: StrategySummary, column: str) -> str:
 def summary_table(run: EvalRun | Sequence[StrategySummary],
                   columns: Sequence[str] = DEFAULT_COLUMNS) -> str:
     """One row per strategy. Columns (see :data:`SUMMARY_COLUMNS`): recall (probed values in
-    view), stale (stale errors / probes with a superseded value), answers (correct / asked),
+    view), current (probes whose view presents the current value as current),
+    stale-as-current (model calls whose view presents a superseded value as current, over
+    every fact with a history), stale (stale errors / probes with a superseded value),
+    answers (correct / asked),
     tokens, vs full (token ratio), $/100 turns, invalid views, pressure events, re-calls
     (repeated tool calls), p95 ms (slowest operation's p95; nondeterministic)."""
     summaries = run.summaries() if isinstance(run, EvalRun) else list(run)
@@ -95,23 +104,35 @@ def latency_table(run: EvalRun) -> str:
     return "\n".join(lines)
 
 
-def survival_table(run: EvalRun, by: str = "category") -> str:
-    """Share of probes whose value was in view, per group (rows) and strategy (columns)."""
+def survival_table(run: EvalRun, by: str = "category", *, measure: str = "recall") -> str:
+    """Per group (rows) and strategy (columns): the share of probes whose value was in view
+    (``measure="recall"``) or presented as current (``measure="current"``); a cell adds how
+    many probes saw a superseded value presented as current ("2 stale")."""
+    if measure not in ("recall", "current"):
+        raise ValueError(f"measure must be 'recall' or 'current', got {measure!r}")
     survival = run.survival(by)
+    used = run.use_survival(by)
     names = run.strategies
     labels = [run.labels.get(n, n) for n in names]
     groups = sorted({g for per in survival.values() for g in per})
     width = max([5, *(len(g) for g in groups)])
-    sizes = [max(9, len(label)) for label in labels]
+    rows = []
+    for group in groups:
+        cells = []
+        for name in names:
+            kept, total = survival[name].get(group, (0, 0))
+            current, stale, _ = used[name].get(group, (0, 0, 0))
+            value = kept if measure == "recall" else current
+            cell = f"{value / total:.0%} of {total}" if total else "-"
+            cells.append(cell + (f", {stale} stale" if stale else ""))
+        rows.append(cells)
+    sizes = [max(9, len(label), *(len(r[n]) for r in rows)) for n, label in enumerate(labels)]
     lines = [f"{by:<{width}}  " + "  ".join(f"{label:>{n}}" for label, n in
                                             zip(labels, sizes, strict=True))]
     lines.append("-" * len(lines[0]))
-    for group in groups:
-        cells = []
-        for name, n in zip(names, sizes, strict=True):
-            kept, total = survival[name].get(group, (0, 0))
-            cells.append(f"{(f'{kept / total:.0%} of {total}' if total else '-'):>{n}}")
-        lines.append(f"{group:<{width}}  " + "  ".join(cells))
+    for group, cells in zip(groups, rows, strict=True):
+        lines.append(f"{group:<{width}}  " + "  ".join(
+            f"{cell:>{n}}" for cell, n in zip(cells, sizes, strict=True)))
     return "\n".join(lines)
 
 
@@ -149,7 +170,8 @@ def comparison_table(comparison: Comparison, max_rows: int = 5) -> str:
     for d in comparison.deltas:
         name = d.baseline if d.baseline == d.candidate else f"{d.baseline} -> {d.candidate}"
         lines.append(
-            f"  {name}: recall {_pct(d.recall[0])} -> {_pct(d.recall[1])}, answers "
+            f"  {name}: recall {_pct(d.recall[0])} -> {_pct(d.recall[1])}, stale-as-current "
+            f"{_pct(d.stale_as_current[0])} -> {_pct(d.stale_as_current[1])}, answers "
             f"{_pct(d.answer_accuracy[0])} -> {_pct(d.answer_accuracy[1])}, tokens vs full "
             f"{_pct(d.token_ratio[0])} -> {_pct(d.token_ratio[1])}, $/100 turns "
             f"{d.cost_per_100_turns[0]:.4f} -> {d.cost_per_100_turns[1]:.4f}")

@@ -25,7 +25,7 @@ from ctxlab.eval.tables import answer_key_table, latency_table, pressure_table
 
 from conftest import arun
 
-CASES = load_cases("seed") + load_cases("planted:2:24-30:3")
+CASES = load_cases("seed") + load_cases("planted:2:24-30:1")
 
 
 @pytest.fixture(scope="module")

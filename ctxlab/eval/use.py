@@ -1,0 +1,116 @@
+"""Score what the agent would *use*: for a fact, which value does a view present as current?
+
+A view can hold a fact's current value and still mislead: a summary that reads
+``Email: a@x (earlier: b@x)`` after the customer moved to ``b@x`` keeps both values *in
+view*, and presents the old one as current. Presence (recall) cannot see that; this module
+can. For one fact and one view it reads every mention of the fact's known values the way
+every ctxlab reader does (:mod:`ctxlab.core.staleness`: the latest mention that the text
+does not mark as superseded is the value presented as current) and says
+
+* ``"current"``: the current value is presented as current;
+* ``"stale"``: a superseded value is presented as current (*stale-as-current*);
+* ``"missing"``: no value is presented as current (none in view, or only marked old ones).
+
+Mentions are matched as the answer key matches values (:meth:`KeyFact.found_in`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from ..core.staleness import Mention, current_mention, stale_marks
+from .cases import KeyFact
+
+Use = Literal["current", "stale", "missing"]
+
+USES: tuple[Use, ...] = ("current", "stale", "missing")
+
+
+@dataclass(frozen=True)
+class UseVerdict:
+    """How a view presents one fact: ``use`` and the value it presents as current."""
+
+    use: Use
+    value: str | None = None
+
+
+def read_use(text: str, current: KeyFact, older: Sequence[KeyFact] = ()) -> UseVerdict:
+    """How ``text`` presents the fact whose current value is ``current`` and whose earlier
+    values are ``older`` (see the module docstring)."""
+    marks = None
+    mentions: list[Mention] = []
+    seen: set[str] = set()
+    for fact in (current, *older):
+        if fact.value in seen:
+            continue
+        seen.add(fact.value)
+        for match in fact.pattern.finditer(text):
+            if marks is None:
+                marks = stale_marks(text)
+            mentions.append(Mention(fact.value, match.start(), match.end(),
+                                    marks.covers(match.start(), match.end())))
+    chosen = current_mention(mentions)
+    if chosen is None:
+        return UseVerdict("missing")
+    if chosen.value == current.value:
+        return UseVerdict("current", chosen.value)
+    return UseVerdict("stale", chosen.value)
+
+
+@dataclass(frozen=True)
+class UseRecord:
+    """One fact with a history of values, over every model call of one case: how many
+    calls presented its current value as current, a superseded one, or none; and the
+    first turn (and value) where a superseded value was presented as current."""
+
+    fact: str
+    calls: int = 0
+    current: int = 0
+    stale: int = 0
+    missing: int = 0
+    first_stale_turn: int | None = None
+    stale_value: str | None = None
+
+
+class UseTracker:
+    """Scores every model call for every fact that has a history of values by then."""
+
+    def __init__(self, facts: Sequence[KeyFact]):
+        self.by_name: dict[str, list[KeyFact]] = {}
+        for fact in facts:
+            if fact.first_item is not None:
+                self.by_name.setdefault(fact.name, []).append(fact)
+        self.counts: dict[str, list[int]] = {}
+        self.first: dict[str, tuple[int, str]] = {}
+
+    def facts_at(self, turn: int) -> list[tuple[str, KeyFact, list[KeyFact]]]:
+        """``(name, current, older)`` for every fact with a superseded value before ``turn``."""
+        out = []
+        for name, values in self.by_name.items():
+            older = [f for f in values if f.superseded_turn is not None
+                     and f.superseded_turn < turn]
+            current = [f for f in values if f.current_at(turn)]
+            if older and current:
+                out.append((name, current[-1], [f for f in older
+                                                if f.value != current[-1].value]))
+        return out
+
+    def check(self, turn: int, text: str) -> None:
+        for name, current, older in self.facts_at(turn):
+            if not older:
+                continue
+            verdict = read_use(text, current, older)
+            counts = self.counts.setdefault(name, [0, 0, 0])
+            counts[USES.index(verdict.use)] += 1
+            if verdict.use == "stale" and name not in self.first:
+                self.first[name] = (turn, verdict.value or "")
+
+    def records(self) -> list[UseRecord]:
+        out = []
+        for name, (current, stale, missing) in self.counts.items():
+            first = self.first.get(name)
+            out.append(UseRecord(name, current + stale + missing, current, stale, missing,
+                                 first[0] if first else None, first[1] if first else None))
+        return out
