@@ -7,7 +7,8 @@ value as current, the summarizer reading a note it did not write. :func:`stale_m
 finds the regions of a text that mark values as superseded, with the cues of
 :mod:`ctxlab.core.cues`:
 
-* a label and what follows it, to the end of its clause: ``earlier: a@x, b@x)``,
+* a label and what follows it, to the end of its bracket, sentence or line:
+  ``earlier: a@x, b@x)``,
   ``Superseded: v1 -> v2`` (the part before the arrow);
 * whatever comes before an arrow in its clause: ``user.email a@x (t1) -> b@x``;
 * a value within two words after a word such as *old*, *previous*, *instead of*, *not*:
@@ -42,9 +43,9 @@ _ARROW = re.compile(_alt(cues.ARROWS))
 _BEFORE = re.compile(r"\b(?:" + _alt(cues.STALE_BEFORE) + r")\b", _FLAGS)
 _AGAIN = re.compile(r"(?:" + _alt(cues.CURRENT_AGAIN) + r")\s+(?:(?:my|the|our)\s+)?$", _FLAGS)
 _AFTER = re.compile(r"(?:" + _alt(cues.STALE_AFTER) + r")\b", _FLAGS)
-# A label's region ends at a closing bracket, a separator, an arrow, a line end or the end
-# of a sentence.
-_LABEL_END = re.compile(r"[)\]|;\n]|->|→|=>|\.(?:\s|$)")
+# A label's region ends at a closing bracket, a "|" separator, an arrow, a line end or the
+# end of a sentence (not at ";", which sentences use inside themselves).
+_LABEL_END = re.compile(r"[)\]|\n]|->|→|=>|\.(?:\s|$)")
 # Back from an arrow, the clause starts after one of these.
 _CLAUSE_START = re.compile(r"[|;,\n:]|->|→|=>|\.\s")
 # Up to three words after a stale-before cue (not across a separator).

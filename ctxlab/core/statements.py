@@ -20,14 +20,15 @@ Sentences inside a region marked stale (:mod:`ctxlab.core.staleness`), such as a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, TypeVar
 
 from . import cues
 from .staleness import stale_marks
 
 StatementKind = Literal["constraint", "commitment", "done"]
+T = TypeVar("T")
 
 _FLAGS = re.IGNORECASE
 
@@ -185,6 +186,20 @@ def same_promise(key: str, done: str) -> bool:
     return nouns_a <= b or b <= a
 
 
+def closest(candidates: Sequence[T], text: str, key: Callable[[T], str]) -> T | None:
+    """The candidate whose sentence shares the most words with ``text`` (the latest on a
+    tie): what a revision on the same topic replaces ("ship to Leeds instead of Porto"
+    replaces the Porto constraint, not the PO box one)."""
+    words = set(_WORD.findall(text.lower()))
+    best: T | None = None
+    score = -1
+    for candidate in candidates:
+        shared = len(words & set(_WORD.findall(key(candidate).lower())))
+        if shared >= score:
+            best, score = candidate, shared
+    return best
+
+
 def current_statements(statements: Sequence[Statement]) -> list[Statement]:
     """Which statements still hold, in order (stale-marked ones never do).
 
@@ -209,8 +224,9 @@ def current_statements(statements: Sequence[Statement]) -> list[Statement]:
                        if not (s.kind == "commitment" and s.topic == statement.topic)]
         elif statement.revises:
             earlier = [s for s in current if s.kind == "constraint" and s.topic == statement.topic]
-            if earlier:
-                current.remove(earlier[-1])
+            replaced = closest(earlier, statement.text, lambda s: s.text)
+            if replaced is not None:
+                current.remove(replaced)
         current.append(statement)
     return current
 

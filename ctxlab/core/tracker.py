@@ -41,6 +41,7 @@ from .facts import FACT_KINDS, Found, facts_in_text
 from .items import is_call, is_output, item_kind, item_text, pair_key
 from .statements import (
     Statement,
+    closest,
     find_commitments,
     find_constraints,
     find_done,
@@ -386,15 +387,18 @@ class FactTracker:
                 continue
             focus = self.entities.get(subject or self.focus or "")
             target: str
-            if focus is not None and focus.kind == "device":
-                slot = self.slots.get(_key(focus.id, "serial"))
-                if slot is None or not slot.current():
-                    target = focus.id
-                elif correction and role == "user":
-                    self._replace(focus.id, "serial", slot.current(), value, role)
-                    continue
-                else:
-                    target = self._new_entity("device", focus.noun if role == "user" else None)
+            if (focus is not None and focus.kind == "device" and correction and role == "user"
+                    and self.slot(focus.id, "serial").current()):
+                self._replace(focus.id, "serial", self.slot(focus.id, "serial").current(),
+                              value, role)
+                continue
+            waiting = [e for e in self.devices()
+                       if not self.slots.get(_key(e.id, "serial"))
+                       or not self.slots[_key(e.id, "serial")].current()]
+            if focus is not None and focus.kind == "device" and focus in waiting:
+                target = focus.id
+            elif waiting:  # the latest device we have no serial for yet
+                target = max(waiting, key=lambda e: e.opened).id
             else:
                 target = self._new_entity("device", None)
             self._add(target, "serial", value, role)
@@ -500,9 +504,10 @@ class FactTracker:
                 if said.topic == statement.topic:
                     said.until = self.turn
         elif statement.revises:
-            earlier = [s for s in current if s.topic == statement.topic]
-            if earlier:
-                earlier[-1].until = self.turn
+            earlier = closest([s for s in current if s.topic == statement.topic],
+                              statement.text, lambda s: s.text)
+            if earlier is not None:
+                earlier.until = self.turn
         self.statements.append(Said(statement.kind, statement.topic, statement.text, self.turn))
         in_force = self.current_statements(statement.kind)
         for old in in_force[: max(0, len(in_force) - MAX_STATEMENTS)]:
@@ -518,10 +523,19 @@ class FactTracker:
         return [s for s in self.statements if s.kind == kind and s.until is None]
 
     def revisions(self, said: Said) -> list[Said]:
-        """Earlier versions of a current statement (same kind and topic), newest first."""
+        """Earlier versions of a current statement (same kind and topic, ended when it was
+        said), newest first."""
         return [s for s in reversed(self.statements)
-                if s.kind == said.kind and s.topic == said.topic
-                and s.until is not None and not s.done and s is not said]
+                if s.kind == said.kind and s.topic == said.topic and s.until == said.turn
+                and not s.done and s is not said]
+
+    def replacement(self, said: Said) -> Said | None:
+        """The statement in force that replaced an ended one (None: none did)."""
+        if said.until is None:
+            return None
+        later = [s for s in self.current_statements(said.kind)
+                 if s.topic == said.topic and s.turn == said.until]
+        return closest(later, said.text, lambda s: s.text)
 
     # -- queries -----------------------------------------------------------------------
     def current(self, kind: str, entity: str | None = None) -> list[str]:
@@ -548,6 +562,12 @@ class FactTracker:
     def label(self, entity: str) -> str:
         found = self.entities.get(entity)
         return found.label if found is not None else entity
+
+
+def is_update(text: str) -> bool:
+    """True when a statement says its value replaces an earlier one of the same kind
+    ("a new error code instead", "merged into", "from now on"; :data:`cues.UPDATE`)."""
+    return _UPDATE.search(text) is not None
 
 
 def device_noun(text: str) -> str | None:

@@ -250,7 +250,7 @@ async def evaluate_case(
                              else None))
             continue
         per_turn.setdefault(call.turn, []).append(call)
-        uses.check(call.turn, call.text)
+        uses.check(call.turn, call.full_count, call.text)
         if call.step == 0 and case.facts:
             tracker.check(call)
     for turn, calls in sorted(per_turn.items()):

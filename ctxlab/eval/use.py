@@ -85,22 +85,24 @@ class UseTracker:
         self.counts: dict[str, list[int]] = {}
         self.first: dict[str, tuple[int, str]] = {}
 
-    def facts_at(self, turn: int) -> list[tuple[str, KeyFact, list[KeyFact]]]:
-        """``(name, current, older)`` for every fact with a superseded value before ``turn``."""
+    def facts_at(self, seen: int) -> list[tuple[str, KeyFact, list[KeyFact]]]:
+        """``(name, current, older)`` for every fact whose value changed within the first
+        ``seen`` items of the conversation (what a model call at that point holds)."""
         out = []
         for name, values in self.by_name.items():
-            older = [f for f in values if f.superseded_turn is not None
-                     and f.superseded_turn < turn]
-            current = [f for f in values if f.current_at(turn)]
-            if older and current:
-                out.append((name, current[-1], [f for f in older
-                                                if f.value != current[-1].value]))
+            said = [f for f in values if f.first_item is not None and f.first_item < seen]
+            if len(said) < 2:
+                continue
+            current = max(said, key=lambda f: f.first_item or 0)
+            older = list({f.value: f for f in said if f.value != current.value}.values())
+            if older:
+                out.append((name, current, older))
         return out
 
-    def check(self, turn: int, text: str) -> None:
-        for name, current, older in self.facts_at(turn):
-            if not older:
-                continue
+    def check(self, turn: int, seen: int, text: str) -> None:
+        """Score a model call in ``turn`` whose view is ``text``, made when the conversation
+        held ``seen`` items."""
+        for name, current, older in self.facts_at(seen):
             verdict = read_use(text, current, older)
             counts = self.counts.setdefault(name, [0, 0, 0])
             counts[USES.index(verdict.use)] += 1

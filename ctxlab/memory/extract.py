@@ -39,6 +39,7 @@ from ..core.facts import find_facts, latest_fact
 from ..core.identifiers import find_identifiers
 from ..core.items import is_call, is_output, item_kind, item_text, item_type
 from ..core.statements import find_commitments, find_constraints, find_done
+from ..core.tracker import is_update
 from .playbook import match_symptoms
 from .state import StatePatch, SupportState
 
@@ -138,7 +139,7 @@ class RuleBasedStateExtractor:
             raise ValueError(f"extract_turn expects a list of items, got {type(items).__name__}")
         state = state or SupportState()
         patch = StatePatch()
-        self._facts(items, patch)
+        self._facts(items, patch, state)
         self._user_messages(items, state, patch)
         self._tools(items, patch)
         self._agent(items, patch)
@@ -156,15 +157,20 @@ class RuleBasedStateExtractor:
         if path not in patch.values:
             cls._set(patch, path, value, "tool")
 
-    def _facts(self, items: Sequence[Item], patch: StatePatch) -> None:
+    def _facts(self, items: Sequence[Item], patch: StatePatch, state: SupportState) -> None:
         facts = find_facts(list(items))
         for kind, path in FACT_FIELDS.items():
             fact = latest_fact(facts[kind])
             if fact is not None:
                 self._set(patch, path, fact.value, "message" if fact.in_message else "tool")
-        errors = [f.value for f in facts["error_code"] if f.source == "user"]
-        if errors:
-            patch.add["issue.error_codes"] = list(dict.fromkeys(errors))
+        errors = [f for f in facts["error_code"] if f.source == "user" and not f.stale]
+        new = [f.value for f in errors if f.value not in state.issue.error_codes]
+        replaces = state.issue.error_codes and new and any(
+            is_update(item_text(items[f.index])) for f in errors if f.value in new)
+        if replaces:  # "a new error code instead": it replaces the latest one
+            patch.replace["issue.error_codes"] = {state.issue.error_codes[-1]: new[-1]}
+        elif errors:
+            patch.add["issue.error_codes"] = list(dict.fromkeys(f.value for f in errors))
         reservations = [f.value for f in facts["reservation"]]
         if reservations:
             patch.add["issue.reservation_ids"] = list(dict.fromkeys(reservations))

@@ -20,8 +20,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..context.sources import developer_message
+from ..core.facts import facts_in_text
 from ..core.tokens import DEFAULT_ENCODING, get_token_counter
-from .state import SupportState
+from .state import LIST_FIELDS, SCALAR_FIELDS, SupportState
 
 STATE_HEADER = "Conversation state (kept by the memory system; latest values win"
 
@@ -66,6 +67,36 @@ def _t(turn: int | None) -> str:
     return f"t{turn}" if turn is not None else "t?"
 
 
+def _replaced_values(state: SupportState) -> dict[str, str]:
+    """Values the state replaced and holds nowhere as current -> what replaced them last."""
+    current: set[str] = set()
+    for path in SCALAR_FIELDS:
+        value = state.get(path)
+        if value:
+            current.add(str(value))
+            current.update(f.value for f in facts_in_text(str(value)))
+    for path in LIST_FIELDS:
+        current.update(state.get(path))
+    replaced = {h.value: h.replaced_by for h in state.history if h.value not in current}
+    for h in state.history:  # values inside replaced text ("category error E1")
+        for fact in facts_in_text(h.value):
+            if fact.value not in current:
+                replaced.setdefault(fact.value, h.replaced_by)
+    return replaced
+
+
+def _mark(text: str, replaced: dict[str, str]) -> str:
+    """A milestone with every value the state has since replaced marked as superseded (a
+    milestone is history: "lookup_order a@x" must not read as the current email)."""
+    if not replaced:
+        return text
+    for fact in reversed(facts_in_text(text)):
+        if not fact.stale and fact.value in replaced:
+            end = fact.start + len(fact.value)
+            text = f"{text[:end]} [superseded by {replaced[fact.value]}]{text[end:]}"
+    return text
+
+
 def render_state(
     state: SupportState,
     *,
@@ -85,8 +116,9 @@ def render_state(
         return ""
     as_of = f"; as of turn {state.turn})" if state.turn else ")"
     head = [STATE_HEADER + as_of]
+    replaced = _replaced_values(state)
     user = _fields(state.user, _USER)
-    issue = _fields(state.issue, _ISSUE)
+    issue = _mark(_fields(state.issue, _ISSUE), replaced)
     if user:
         head.append(f"user: {user}")
     if issue:
@@ -106,12 +138,14 @@ def render_state(
     def build(ms: list[Any], ss: list[Any]) -> str:
         lines = list(head)
         if ms:
-            lines.append("milestones: " + " | ".join(f"{_t(m.turn)} {m.text}" for m in ms))
+            lines.append("milestones: " + " | ".join(
+                f"{_t(m.turn)} {_mark(m.text, replaced)}" for m in ms))
         if ss:
             lines.append(
                 "superseded: "
                 + " | ".join(
-                    f"{s.field} {s.value} ({_t(s.turn)}) -> {s.replaced_by} ({_t(s.replaced_at)})"
+                    f"{s.field} {s.value} ({_t(s.turn)}) -> {_mark(s.replaced_by, replaced)} "
+                    f"({_t(s.replaced_at)})"
                     for s in ss
                 )
             )

@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..core.statements import as_statement, same_promise
+from ..core.statements import as_statement, closest, same_promise
 
 #: Where a value came from: said in conversation, or read from a tool call or output.
 Origin = Literal["message", "tool"]
@@ -120,7 +120,8 @@ class StatePatch(BaseModel):
     ``add`` appends to list fields; ``milestones`` are appended; ``next_action`` replaces
     the pending action (None: unchanged; ``""``: nothing is pending any more);
     ``constraints`` and ``commitments`` are sentences that set or revise one, ``done``
-    sentences saying a commitment was kept.
+    sentences saying a commitment was kept; ``replace`` replaces values of list fields
+    (``{"issue.error_codes": {"E1": "E2"}}``: a new error code instead of the old one).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -133,10 +134,11 @@ class StatePatch(BaseModel):
     constraints: list[str] = Field(default_factory=list)
     commitments: list[str] = Field(default_factory=list)
     done: list[str] = Field(default_factory=list)
+    replace: dict[str, dict[str, str]] = Field(default_factory=dict)
 
     def is_empty(self) -> bool:
         return not (self.values or self.add or self.milestones or self.next_action is not None
-                    or self.constraints or self.commitments or self.done)
+                    or self.constraints or self.commitments or self.done or self.replace)
 
 
 class Change(BaseModel):
@@ -235,6 +237,20 @@ class SupportState(BaseModel):
             setattr(getattr(self, section), name, value)
             self.sources[path] = (turn, origin)
             changes.append(Change(field=path, old=old, new=value))
+        for path, pairs in patch.replace.items():
+            _check_path(path, LIST_FIELDS)
+            current = list(self.get(path))
+            for old, new in pairs.items():
+                if old not in current or not new.strip():
+                    continue
+                current = [v for v in current if v != old]
+                if new not in current:
+                    current.append(new)
+                self.history.append(Superseded(field=path, value=old, replaced_by=new,
+                                               replaced_at=turn))
+                section, name = _split(path)
+                setattr(getattr(self, section), name, current)
+                changes.append(Change(field=path, old=old, new=new))
         for path, values in patch.add.items():
             _check_path(path, LIST_FIELDS)
             current = list(self.get(path))
@@ -279,9 +295,10 @@ class SupportState(BaseModel):
                 if kind == "commitments":
                     current = [n for n in current if n.topic != statement.topic]
                 elif statement.revises:
-                    same = [n for n in current if n.topic == statement.topic]
-                    if same:
-                        current.remove(same[-1])
+                    same = closest([n for n in current if n.topic == statement.topic],
+                                   statement.text, lambda n: n.text)
+                    if same is not None:
+                        current.remove(same)
                 current.append(Noted(topic=statement.topic, text=statement.text, turn=turn))
                 setattr(self, kind, current)
                 changes.append(Change(field=kind, new=statement.text))

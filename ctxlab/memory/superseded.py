@@ -36,14 +36,14 @@ def mark_superseded(text: str, facts: FactTracker) -> str:
     for statement in statements:
         if statement.stale:
             continue
-        ended = [s for s in facts.statements if s.text == statement.text and s.until is not None]
+        ended = [s for s in facts.statements if s.until is not None
+                 and (s.text in statement.text or statement.text in s.text)]
         if not ended:
             continue
-        current = [s for s in facts.current_statements(statement.kind)
-                   if s.topic == statement.topic]
+        now = facts.replacement(ended[-1])
         inserts.append((statement.start, f"{cues.LABELS['earlier']}: "))
-        after = (f" [revised in {cues.LABELS['turn']} {ended[-1].until}: {current[-1].text}]"
-                 if current else f" [{cues.LABELS['no_longer']} {ended[-1].until}]")
+        after = (f" [revised in {cues.LABELS['turn']} {ended[-1].until}: {now.text}]"
+                 if now is not None else f" [{cues.LABELS['no_longer']} {ended[-1].until}]")
         inserts.append((statement.end, after))
     for position, note in sorted(inserts, reverse=True):
         text = text[:position] + note + text[position:]
