@@ -125,7 +125,7 @@ OUTCOME: tuple[str, ...] = (
 )
 #: Things a customer reports having done themselves ("I cleaned the vents").
 USER_ACTION: tuple[str, ...] = (
-    r"i\s+(?:already\s+)?(?:tried|restarted|rebooted|reset|updated|upgraded|installed|"
+    r"i\s+(?:already\s+)?(?:tried(?!\s+(?:that|it|this|those|them)\b)|restarted|rebooted|reset|updated|upgraded|installed|"
     r"reinstalled|replaced|cleaned|cleared|unplugged|plugged|charged|backed\s+up|"
     r"disconnected|reconnected|swapped|changed|ran|checked|turned)",
 )

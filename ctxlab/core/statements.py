@@ -124,7 +124,7 @@ def _statements(text: str, kind: StatementKind, pattern: re.Pattern[str]) -> lis
             continue
         if marks is None:
             marks = stale_marks(text)
-        stale = marks.covers(start, min(end, start + 12))
+        stale = marks.covers((start + end) // 2)  # mostly inside a region marked stale
         if kind == "constraint":
             topic = constraint_topic(sentence)
             revises = _REVISION.search(sentence) is not None

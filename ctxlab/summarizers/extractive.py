@@ -55,7 +55,7 @@ class ExtractiveSummarizer:
 
     name = "ExtractiveSummarizer"
 
-    def __init__(self, *, max_steps: int = 6, gist_words: int = 14,
+    def __init__(self, *, max_steps: int = 3, gist_words: int = 14,
                  max_tokens: int = DEFAULT_MAX_TOKENS, tool_trim_limit: int | None = None):
         if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
             raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")

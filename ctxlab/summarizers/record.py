@@ -61,9 +61,10 @@ _OUTCOME = re.compile(r"\b(?:" + _alt(cues.OUTCOME) + r")", _FLAGS)
 _USER_ACTION = re.compile(r"\b(?:" + _alt(cues.USER_ACTION) + r")\b", _FLAGS)
 _NEW_PROBLEM = re.compile(_alt(cues.NEW_PROBLEM), _FLAGS)
 _ERROR = re.compile(r"\berror\b", _FLAGS)
+_NEW_PROBLEM_LEAD = re.compile(r"^\W*(?:now\s+)?(?:" + _alt(cues.NEW_PROBLEM) + r")\s*[:,.-]?\s*",
+                               _FLAGS)
 #: Log-line dates ("2025-03-14 power cycle") one tool output may add to the record; an
-#: event log's dates beyond this are data, not details anyone asks about (the first and
-#: the last are kept).
+#: event log with more is data, not details anyone asks about, and adds none.
 MAX_OUTPUT_DATES = 4
 _LOG_LINE = re.compile(r" [A-Za-z]")
 _PRODUCT = re.compile(
@@ -243,17 +244,14 @@ class HandoverRecord:
             mine = [i for i in open_ if i.entity == entity] or open_
             if mine:
                 mine[-1].resolved = self.turn
-                self._milestone(f"customer confirmed the {self.facts.label(mine[-1].entity or '')}"
-                                f" problem is fixed")
         elif (_SYMPTOM.search(text) and not text.rstrip().endswith("?")
               and (new_problem or not self.issues or device_noun(text)
                    or _ERROR.search(text))):
             open_here = [i for i in self.issues if i.resolved is None and i.entity == entity]
             if not open_here or new_problem:
-                self.issues.append(Issue(entity, gist(scrub(text), self.gist_words * 2),
+                report = _NEW_PROBLEM_LEAD.sub("", text).strip() or text
+                self.issues.append(Issue(entity, gist(scrub(report), self.gist_words * 2),
                                          self.turn))
-                self._milestone(f"{self.facts.label(entity or '')} problem reported"
-                                if entity else "problem reported")
                 self._bound_issues()
         self.question = None
 
@@ -321,7 +319,7 @@ class HandoverRecord:
             dates = [i for i in found if i.kind in ("date", "timestamp")
                      and _LOG_LINE.match(text, i.start + len(i.value))]
             if len(dates) > MAX_OUTPUT_DATES:
-                skip = {id(i) for i in dates[1:-1]}
+                skip = {id(i) for i in dates}
                 found = [i for i in found if id(i) not in skip]
         for ident in found:
             self.seq += 1

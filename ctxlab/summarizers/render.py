@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..core import cues
-from ..core.facts import FACT_KINDS
+from ..core.facts import FACT_KINDS, facts_in_text
 from ..core.tokens import DEFAULT_ENCODING, get_token_counter
 from ..core.tracker import RECORDS, Period, Slot
 from .prompt import SUMMARY_SECTIONS
@@ -34,6 +34,9 @@ TOOLS, ENVIRONMENT, MILESTONES, RESOLVED, REVISIONS = 1.0, 1.5, 2.0, 3.0, 3.5
 OTHERS, STEPS, EARLIER, ISSUES, MUST = 4.0, 5.0, 6.0, 7.0, 10.0
 #: Timestamps beyond this many are shown as a count and a range.
 MAX_TIMESTAMPS = 4
+#: Milestones and resolved problems shown (the newest).
+MAX_MILESTONES = 4
+MAX_RESOLVED = 1
 
 
 @dataclass
@@ -59,11 +62,13 @@ class Rendered:
     sections: dict[str, list[Bullet]] = field(default_factory=dict)
 
     def text(self) -> str:
+        """The sections with something to report, in order (an empty one is left out)."""
         lines = []
         for title in SUMMARY_SECTIONS:
             bullets = [b.text for b in self.sections.get(title, []) if b.text]
-            lines.append(f"{title}:")
-            lines += [f"- {b}" for b in bullets] or [f"- {cues.LABELS['none']}"]
+            if bullets:
+                lines.append(f"{title}:")
+                lines += [f"- {b}" for b in bullets]
         return "\n".join(lines)
 
 
@@ -89,7 +94,7 @@ def render(record: HandoverRecord, *, max_steps: int = 8, max_tokens: int = 1200
               "no output yet") for p in record.pending]
     sections["Timeline Milestones"] = [
         _fixed(f"{cues.LABELS['turn']} {turn}: {text}", MILESTONES, n)
-        for n, (turn, text) in enumerate(record.milestones[-6:])]
+        for n, (turn, text) in enumerate(record.milestones[-MAX_MILESTONES:])]
     sections["Tool Performance Insights"] = _tools(record)
     sections["Identifiers"] = _identifiers(record)
     sections["Current Status & Blockers"] = _status(record)
@@ -129,11 +134,12 @@ def _fit(out: Rendered, max_tokens: int) -> str:
 
 
 def _tools(record: HandoverRecord) -> list[Bullet]:
-    healthy = [f"{tool} {calls}" for tool, (calls, failures, _) in record.tools.items()
-               if not failures]
+    healthy = sum(int(calls) for calls, failures, _ in record.tools.values() if not failures)
     bullets = []
     if healthy:
-        bullets.append(_fixed(f"all calls succeeded: {', '.join(healthy)}", TOOLS))
+        bullets.append(_fixed(f"{healthy} call(s) of {len(record.tools)} tool(s) succeeded"
+                              + (" (the others below)" if len(record.tools) > 1 and any(
+                                  f for _, f, _ in record.tools.values()) else ""), TOOLS))
     for n, (tool, (calls, failures, last)) in enumerate(record.tools.items()):
         if failures:
             bullets.append(_fixed(f"{tool}: {failures} of {calls} call(s) failed; last: {last}",
@@ -167,16 +173,24 @@ def _environment(record: HandoverRecord) -> list[Bullet]:
 
 def _issues(record: HandoverRecord) -> list[Bullet]:
     bullets = []
+    resolved = [i for i in record.issues if i.resolved is not None]
+    hidden = {id(i) for i in resolved[: max(0, len(resolved) - MAX_RESOLVED)]}
+    if hidden:
+        bullets.append(_fixed(f"({len(hidden)} earlier problem(s) resolved)", RESOLVED, -1))
     if not record.issues and record.opening:
         bullets.append(Bullet([(f"opening request ({cues.LABELS['turn']} 1): {record.opening}",
                                 ISSUES), ("", ISSUES)]))
     for n, issue in enumerate(record.issues):
+        if id(issue) in hidden:
+            continue
         where = _label(record, issue.entity, "")
         head = f"{where} ({cues.LABELS['turn']} {issue.turn}" if where else (
             f"({cues.LABELS['turn']} {issue.turn}")
         if issue.resolved is not None:
+            short = " ".join(issue.text.split()[:8]) + ("…" if len(issue.text.split()) > 8
+                                                         else "")
             bullets.append(_fixed(f"{head}, resolved in {cues.LABELS['turn']} "
-                                  f"{issue.resolved}): {issue.text}", RESOLVED, n))
+                                  f"{issue.resolved}): {short}", RESOLVED, n))
         else:
             bullets.append(Bullet([(f"{head}, open): {issue.text}", ISSUES),
                                    (f"{head}, open)", MUST)], n))
@@ -207,11 +221,18 @@ def _flat(text: str) -> str:
 
 
 def _steps(record: HandoverRecord, max_steps: int) -> list[Bullet]:
-    steps = record.steps[-max_steps:] if max_steps else []
+    """The newest steps on the latest open problem's device (the newest two when no
+    problem is open), oldest first, with a count of the others."""
+    issue = record.latest_open()
+    if issue is not None:
+        mine = [s for s in record.steps if s.entity == issue.entity and s.turn >= issue.turn]
+        steps = mine[-max_steps:]
+    else:
+        steps = record.steps[-min(2, max_steps):]
     omitted = record.steps_omitted + len(record.steps) - len(steps)
     bullets = []
     if omitted:
-        bullets.append(_fixed(f"({omitted:,} older steps not shown)", STEPS, -1))
+        bullets.append(_fixed(f"({omitted:,} earlier steps not shown)", STEPS, -1))
     for n, step in enumerate(steps):
         where = _label(record, step.entity)
         if step.who in ("agent", "customer"):
@@ -224,6 +245,22 @@ def _steps(record: HandoverRecord, max_steps: int) -> list[Bullet]:
     return bullets
 
 
+#: The word a value needs in front of it to be read as its kind ("error 42").
+_VALUE_WORDS = {"error_code": "error", "reservation": "reservation", "order": "order",
+                "ticket": "ticket", "serial": "serial", "firmware": "firmware", "rma": "RMA"}
+
+
+def readable(kind: str, value: str) -> str:
+    """``value`` as written, or with its kind's word in front when a reader would not
+    recognise it alone ("42" -> "error 42")."""
+    if any(f.kind == kind and f.value == value for f in facts_in_text(value)):
+        return value
+    word = _VALUE_WORDS.get(kind)
+    if word and any(f.kind == kind and f.value == value for f in facts_in_text(f"{word} {value}")):
+        return f"{word} {value}"
+    return value
+
+
 def _value_note(slot: Slot, value: str, since: int, earlier: Sequence[Period],
                 record: HandoverRecord, limit: int | None) -> str:
     parts = []
@@ -232,10 +269,11 @@ def _value_note(slot: Slot, value: str, since: int, earlier: Sequence[Period],
         parts.append(label)
     shown = list(earlier) if limit is None else list(earlier)[:limit]
     if shown:
-        parts.append(f"{cues.LABELS['since_turn']} {since}")
-        notes = ", ".join(f"{p.value} {cues.LABELS['until_turn']} {p.until}" for p in shown)
+        notes = ", ".join(f"{readable(slot.kind, p.value)} {cues.LABELS['until_turn']} "
+                          f"{p.until}" for p in shown)
         parts.append(f"{cues.LABELS['earlier']}: {notes}")
-    return f"{value} ({'; '.join(parts)})" if parts else value
+    shown_value = readable(slot.kind, value)
+    return f"{shown_value} ({'; '.join(parts)})" if parts else shown_value
 
 
 def _earlier_of(slot: Slot) -> dict[str, list[Period]]:
@@ -248,7 +286,7 @@ def _earlier_of(slot: Slot) -> dict[str, list[Period]]:
     ended = slot.earlier()  # newest first
     if not slot.multi:
         if current:
-            out[current[-1]] = ended
+            out[current[-1]] = [p for p in ended if p.value != current[-1]]
         else:
             out[""] = ended
         return out
@@ -357,22 +395,23 @@ def _status(record: HandoverRecord) -> list[Bullet]:
     bullets = []
     if issue is not None:
         where = _label(record, issue.entity, " ")
-        bullets.append(_must(f"Open: {where}problem since {cues.LABELS['turn']} {issue.turn}: "
-                             f"{issue.text}"))
+        bullets.append(_must(f"Open: the {where}problem reported in {cues.LABELS['turn']} "
+                             f"{issue.turn}"))
         last = next((s for s in reversed(record.steps) if s.entity == issue.entity
-                     and s.result is not None), None)
+                     and s.turn >= issue.turn and s.result is not None
+                     and s.who in ("agent", "customer")), None)
         if last is not None:
             bullets.append(_must(f"Last result: {last.result}"))
+        if record.question is not None:
+            bullets.append(_must(f"Waiting on customer: {record.question[1]}"))
     else:
         done = [i for i in record.issues if i.resolved is not None]
         if done:
             where = _label(record, done[-1].entity, " ")
-            bullets.append(_must(f"No open problem; the last one ({where}problem) was resolved "
-                                 f"in {cues.LABELS['turn']} {done[-1].resolved}"))
+            bullets.append(_must(f"No open problem (the {where}problem was resolved in "
+                                 f"{cues.LABELS['turn']} {done[-1].resolved})"))
         else:
             bullets.append(_must("No problem reported yet"))
-    if record.question is not None and issue is not None:
-        bullets.append(_must(f"Waiting on customer: {record.question[1]}"))
     return bullets
 
 
@@ -387,9 +426,8 @@ def _next_step(record: HandoverRecord) -> str:
     if issue is not None:
         where = _label(record, issue.entity, "")
         if awaiting is not None:
-            return f"Get the result of: {awaiting.action}"
+            return f"Get the result of the last step ({awaiting.action})"
         if record.question is not None:
-            return f"Get the answer to: {record.question[1]}"
-        return (f"Continue troubleshooting the {where or 'open'} problem"
-                + (f" ({issue.text})" if issue.text else ""))
-    return "Ask whether anything else needs help; no problem is open"
+            return "Get the customer's answer, then continue troubleshooting"
+        return f"Continue troubleshooting the {where or 'open'} problem"
+    return "Ask whether anything else needs help"
