@@ -8,7 +8,10 @@ memory implementation can make, so a lesson can run it next to ctxlab's correct 
 * :func:`flatten_tool_items`: turning tool calls and outputs into user messages (what a
   role/content-only record format does) invents user turns and hides tool structure;
 * :class:`RecheckingSummarizer`: releasing the lock while a summary is computed, then
-  recomputing the fold boundary afterwards, which folds items the summarizer never saw.
+  recomputing the fold boundary afterwards, which folds items the summarizer never saw;
+* :class:`RereadingSummarizer` (:mod:`ctxlab.course.rereading`): the first edition's
+  extractive summarizer, which re-reads its own note on every fold, so superseded values
+  come back as current: every identifier stays in view, and the agent uses the wrong one.
 """
 
 from __future__ import annotations
@@ -19,6 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.items import clone, is_user_message
+from .rereading import RereadingSummarizer
+
+__all__ = ["RecheckingSummarizer", "RereadingSummarizer", "flatten_tool_items",
+           "last_n_items", "race_during_summary"]
 
 
 def last_n_items(items: Sequence[dict[str, Any]], n: int) -> list[dict[str, Any]]:

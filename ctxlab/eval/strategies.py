@@ -188,8 +188,9 @@ def _session_base(spec: StrategySpec) -> Callable[[str | None, Any], Base]:
         def make(sid: str) -> Any:
             extra: dict[str, Any] = {}
             if spec.name == "summarize":  # the one strategy that takes a summarizer
-                chosen = (summarizer() if callable(summarizer)
-                          and not hasattr(summarizer, "summarize") else summarizer)
+                factory = isinstance(summarizer, type) or (
+                    callable(summarizer) and not hasattr(summarizer, "summarize"))
+                chosen = summarizer() if factory else summarizer
                 extra["summarizer"] = chosen or ExtractiveSummarizer()
             return spec.make(sid, **make_kwargs, **extra)
 

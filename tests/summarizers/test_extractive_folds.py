@@ -246,8 +246,9 @@ def test_two_devices_keep_their_own_firmware():
     check_summary(text, chat)
 
 
-def test_sections_are_the_prompts_and_none_is_written_for_empty_ones():
+def test_sections_are_the_prompts_in_order_and_empty_ones_are_left_out():
     text = ExtractiveSummarizer().summarize([{"role": "user", "content": "Hello there"}]).text
     titles = [line[:-1] for line in text.splitlines() if line.endswith(":")]
-    assert tuple(titles) == SUMMARY_SECTIONS
+    assert titles == ["Reported Issue", "Current Status & Blockers", "Next Recommended Step"]
+    assert set(titles) <= set(SUMMARY_SECTIONS)
     assert "opening request (turn 1): Hello there" in text
