@@ -191,6 +191,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "plot_sweep": ("ctxlab.viz.plots", "plot_sweep"),
     "plot_tokens_per_turn": ("ctxlab.viz.plots", "plot_tokens_per_turn"),
     "plot_turn_distribution": ("ctxlab.viz.plots", "plot_turn_distribution"),
+    "plot_use": ("ctxlab.viz.plots", "plot_use"),
     "plot_window_parts": ("ctxlab.viz.plots", "plot_window_parts"),
     "replay": ("ctxlab.eval.replay", "replay"),
     "runner_batches": ("ctxlab.eval.replay", "runner_batches"),
@@ -276,6 +277,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerl
         plot_sweep,
         plot_tokens_per_turn,
         plot_turn_distribution,
+        plot_use,
         plot_window_parts,
     )
     from .viz.widgets import (
@@ -410,6 +412,7 @@ __all__ = [
     "plot_sweep",
     "plot_tokens_per_turn",
     "plot_turn_distribution",
+    "plot_use",
     "plot_window_parts",
     "repair",
     "replay",

@@ -30,6 +30,10 @@ LINE_COLORS: tuple[str, ...] = (
     "#0072B2", "#D55E00", "#009E73", "#E69F00", "#56B4E9", "#CC79A7", "#F0E442", "#000000",
 )
 LINE_STYLES: tuple[str, ...] = ("-", "--", "-.", ":")
+#: How a view presents a fact (:mod:`ctxlab.eval.use`): the current value as current, a
+#: superseded one as current (the error to see), or none.
+USE_COLORS: dict[str, str] = {"current": "#009E73", "stale": "#D55E00", "missing": "#BBBBBB"}
 MARKERS: tuple[str, ...] = ("o", "s", "^", "D", "v", "P", "X", "*")
 
-__all__ = ["LINE_COLORS", "LINE_STYLES", "MARKERS", "SECTION_COLORS", "STATE_COLORS"]
+__all__ = ["LINE_COLORS", "LINE_STYLES", "MARKERS", "SECTION_COLORS", "STATE_COLORS",
+           "USE_COLORS"]

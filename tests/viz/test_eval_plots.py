@@ -50,3 +50,36 @@ def test_the_sweep_plot_marks_the_recommendation():
     assert fig.axes[0].get_title() == "Sweep of trim:N"
     with pytest.raises(ValueError, match="expected a SweepResult"):
         plot_sweep(RUN)  # type: ignore[arg-type]
+
+
+def test_stale_as_current_is_drawn_in_every_evaluation_plot():
+    from dataclasses import replace
+
+    from ctxlab.course.pitfalls import RereadingSummarizer
+    from ctxlab.eval import parse_strategy
+    from ctxlab.viz.palette import USE_COLORS
+    from ctxlab.viz.plots import plot_use
+
+    wrong = replace(parse_strategy("summarize:2/4", summarizer=RereadingSummarizer),
+                    name="reread", label="re-reads its notes")
+    run = arun(evaluate(load_cases("planted:3:40-60:7"), ["summarize:2/4", wrong],
+                        answers=False, run_id="use"))
+    stale = run.summary("reread")
+    assert stale.use_stale > 0 and run.summary("summarize:2/4").use_stale == 0
+    fig = plot_use(run)
+    widths = [p.get_width() for p in fig.axes[0].patches]
+    assert pytest.approx(100 * stale.use_stale / stale.use_calls) in widths
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert any(t.strip().endswith("%") for t in texts)
+    survival = plot_survival(run, measure="current")
+    reds = [p for p in survival.axes[0].patches
+            if p.get_facecolor()[:3] == pytest.approx(tuple(
+                int(USE_COLORS["stale"][i:i + 2], 16) / 255 for i in (1, 3, 5)))]
+    assert reds and any(p.get_height() > 0 for p in reds)
+    scatter = plot_recall_vs_tokens(run)
+    assert any("stale-as-current" in t.get_text() for t in scatter.axes[0].texts)
+    plain = arun(evaluate(load_cases("tau:2"), ["trim:2"], answers=False, run_id="plain"))
+    with pytest.raises(ValueError, match="nothing to plot"):
+        plot_use(plain)
+    with pytest.raises(ValueError, match="measure must be"):
+        plot_survival(run, measure="bogus")

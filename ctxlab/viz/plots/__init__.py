@@ -2,10 +2,17 @@
 
 * :mod:`.lessons`: tokens per turn, the context timeline, budget bars, window parts, run
   cost, the turn-count distribution;
-* :mod:`.evaluation`: recall vs tokens, fact survival, cost per 100 turns, sweeps.
+* :mod:`.evaluation`: recall vs tokens, fact survival, use (stale-as-current), cost per
+  100 turns, sweeps.
 """
 
-from .evaluation import plot_cost_per_100_turns, plot_recall_vs_tokens, plot_survival, plot_sweep
+from .evaluation import (
+    plot_cost_per_100_turns,
+    plot_recall_vs_tokens,
+    plot_survival,
+    plot_sweep,
+    plot_use,
+)
 from .lessons import (
     plot_budget_bars,
     plot_context_timeline,
@@ -25,5 +32,6 @@ __all__ = [
     "plot_sweep",
     "plot_tokens_per_turn",
     "plot_turn_distribution",
+    "plot_use",
     "plot_window_parts",
 ]
