@@ -82,21 +82,36 @@ class UseTracker:
         for fact in facts:
             if fact.first_item is not None:
                 self.by_name.setdefault(fact.name, []).append(fact)
+        # For each value the answer key says was superseded: the item its replacement
+        # first appears in (a value is "older" from that item on).
+        self.replaced_at: dict[int, int] = {}
+        for values in self.by_name.values():
+            for fact in values:
+                if fact.superseded_by is None:
+                    continue
+                later = [f.first_item for f in values if f.value == fact.superseded_by
+                         and f.first_item is not None and fact.first_item is not None
+                         and f.first_item > fact.first_item]
+                if later:
+                    self.replaced_at[id(fact)] = min(later)
         self.counts: dict[str, list[int]] = {}
         self.first: dict[str, tuple[int, str]] = {}
 
     def facts_at(self, seen: int) -> list[tuple[str, KeyFact, list[KeyFact]]]:
-        """``(name, current, older)`` for every fact whose value changed within the first
-        ``seen`` items of the conversation (what a model call at that point holds)."""
+        """``(name, current, older)`` for every fact a value of which the answer key says
+        was superseded within the first ``seen`` items of the conversation (what a model
+        call at that point holds). Several values of one fact that all hold (two
+        reservations) are not a history."""
         out = []
         for name, values in self.by_name.items():
-            said = [f for f in values if f.first_item is not None and f.first_item < seen]
-            if len(said) < 2:
+            older = [f for f in values if self.replaced_at.get(id(f), seen) < seen]
+            if not older:
                 continue
+            said = [f for f in values if f.first_item is not None and f.first_item < seen]
             current = max(said, key=lambda f: f.first_item or 0)
-            older = list({f.value: f for f in said if f.value != current.value}.values())
-            if older:
-                out.append((name, current, older))
+            stale = list({f.value: f for f in older if f.value != current.value}.values())
+            if stale:
+                out.append((name, current, stale))
         return out
 
     def check(self, turn: int, seen: int, text: str) -> None:
