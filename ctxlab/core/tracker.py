@@ -72,6 +72,13 @@ MAX_STATEMENTS = 12
 #: Pending tool calls remembered (the newest).
 MAX_CALLS = 64
 
+#: Kinds in the order a text's values are read: what identifies a device first, so that a
+#: ticket in the same sentence is filed under the device, not the case.
+_READING_ORDER: tuple[str, ...] = (
+    "serial", "firmware", "error_code",
+    *(k for k in FACT_KINDS if k not in ("serial", "firmware", "error_code")),
+)
+
 #: Version of :meth:`FactTracker.to_dict`'s format.
 TRACKER_FORMAT = 1
 
@@ -282,14 +289,14 @@ class FactTracker:
         tool = role in ("call", "output")
         update = not tool and _UPDATE.search(text) is not None
         correction = role == "user" and _CORRECTION.search(text) is not None
-        for kind in FACT_KINDS:
+        for kind in _READING_ORDER:
             found = by_kind.get(kind)
             if not found:
                 continue
             if kind == "serial":
                 self._serials(found, role, subject, correction)
                 continue
-            entity = self._entity_for(kind, found, role, subject)
+            entity = self._entity_for(kind, found, role, subject or self.focus)
             self._update(entity, kind, found, role, update=update)
         self._statements(text, role)
 

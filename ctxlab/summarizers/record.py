@@ -57,6 +57,7 @@ _NEGATION = re.compile(r"\b(?:not|never|still)\b|n't\b|\?", _FLAGS)
 _STEP = re.compile(r"^(?:\d+[.)]\s*)?(?:please\s+|now\s+|first,?\s+|then\s+|next,?\s+|"
                    r"let'?s\s+|try\s+to\s+|try\s+|could\s+you\s+|can\s+you\s+)?(?:"
                    + _alt(cues.STEP_VERBS) + r")\b", _FLAGS)
+_CLAUSE = re.compile(r"[:;]\s+")
 _OUTCOME = re.compile(r"\b(?:" + _alt(cues.OUTCOME) + r")", _FLAGS)
 _USER_ACTION = re.compile(r"\b(?:" + _alt(cues.USER_ACTION) + r")\b", _FLAGS)
 _NEW_PROBLEM = re.compile(_alt(cues.NEW_PROBLEM), _FLAGS)
@@ -244,12 +245,16 @@ class HandoverRecord:
             mine = [i for i in open_ if i.entity == entity] or open_
             if mine:
                 mine[-1].resolved = self.turn
-        elif (_SYMPTOM.search(text) and not text.rstrip().endswith("?")
-              and (new_problem or not self.issues or device_noun(text)
-                   or _ERROR.search(text))):
+        if (_SYMPTOM.search(text) and not text.rstrip().endswith("?")
+                and (not resolved or new_problem)
+                and (new_problem or not self.issues or device_noun(text)
+                     or _ERROR.search(text))):
             open_here = [i for i in self.issues if i.resolved is None and i.entity == entity]
             if not open_here or new_problem:
                 report = _NEW_PROBLEM_LEAD.sub("", text).strip() or text
+                if resolved:  # "That fixed it. Now a different problem: ..."
+                    report = _NEW_PROBLEM_LEAD.sub("", report[_NEW_PROBLEM.search(
+                        report).start():] if _NEW_PROBLEM.search(report) else report)
                 self.issues.append(Issue(entity, gist(scrub(report), self.gist_words * 2),
                                          self.turn))
                 self._bound_issues()
@@ -258,9 +263,13 @@ class HandoverRecord:
     def _assistant(self, text: str) -> None:
         actions = []
         for _, _, sentence in sentences(text):
-            if sentence.endswith("?") or not _STEP.search(sentence):
+            if sentence.endswith("?"):
                 continue
-            actions.append(sentence.rstrip("."))
+            # "Let's try something else: restart it" -> the clause that gives the action
+            clause = next((c for c in _CLAUSE.split(sentence) if _STEP.search(c)), None)
+            if clause is None:
+                continue
+            actions.append(clause.rstrip("."))
             if len(actions) == 3:
                 break
         if actions:

@@ -34,6 +34,10 @@ TOOLS, ENVIRONMENT, MILESTONES, RESOLVED, REVISIONS = 1.0, 1.5, 2.0, 3.0, 3.5
 OTHERS, STEPS, EARLIER, ISSUES, MUST = 4.0, 5.0, 6.0, 7.0, 10.0
 #: Timestamps beyond this many are shown as a count and a range.
 MAX_TIMESTAMPS = 4
+#: A kind with more current values than this gives way to its newest ones early (before
+#: steps); the newest few are never left out.
+MANY_VALUES = 10
+FEW_VALUES = 5
 #: Milestones and resolved problems shown (the newest).
 MAX_MILESTONES = 4
 MAX_RESOLVED = 1
@@ -264,7 +268,7 @@ def readable(kind: str, value: str) -> str:
 def _value_note(slot: Slot, value: str, since: int, earlier: Sequence[Period],
                 record: HandoverRecord, limit: int | None) -> str:
     parts = []
-    label = _label(record, slot.entity, "")
+    label = _label(record, slot.entity, "") if len(record.facts.devices()) > 1 else ""
     if label:
         parts.append(label)
     shown = list(earlier) if limit is None else list(earlier)[:limit]
@@ -349,12 +353,17 @@ def _identifiers(record: HandoverRecord) -> list[Bullet]:
             notes = _Notes(record, attached, since)
             recency = max(entry[0] for entry in group)
             forms = []
-            if any(attached[(s.entity, v)] for _, s, v in group):
-                forms += [(head + notes.line(group, None), EARLIER),
-                          (head + notes.line(group, 1), EARLIER + 0.5)]
-            forms.append((head + notes.line(group, 0), MUST))
-            if len(group) > 5:
-                forms.append((head + notes.line(group[-5:], 0), MUST + 1))
+            noted = any(attached[(s.entity, v)] for _, s, v in group)
+            if len(group) > MANY_VALUES:  # the newest values matter most
+                forms += [(head + notes.line(group, None), OTHERS),
+                          (head + notes.line(group[-MANY_VALUES:], 1), EARLIER),
+                          (head + notes.line(group[-MANY_VALUES:], 0), ISSUES + 0.5),
+                          (head + notes.line(group[-FEW_VALUES:], 0), MUST)]
+            else:
+                if noted:
+                    forms += [(head + notes.line(group, None), EARLIER),
+                              (head + notes.line(group, 1), EARLIER + 0.5)]
+                forms.append((head + notes.line(group, 0), MUST))
             bullets.append(Bullet(forms, recency))
         if loose and not said and not tools:
             notes = ", ".join(f"{p.value} {cues.LABELS['until_turn']} {p.until}"
