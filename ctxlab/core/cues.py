@@ -36,7 +36,8 @@ CURRENT_AGAIN: tuple[str, ...] = (r"back\s+to", r"return\s+to", r"revert(?:ing)?
 #: A phrase right after a value that says it is no longer current: "TCK-1 was merged into
 #: TCK-2", "a@x is being shut down", "v1 [superseded by v2]".
 STALE_AFTER: tuple[str, ...] = (
-    r"\s*[\[(]\s*(?:superseded|old|outdated|no\s+longer\s+(?:current|valid|used)|replaced)",
+    r"\s*[\[(]\s*(?:superseded(?!\s*:)|old\b|outdated|no\s+longer\s+(?:current|valid|used)|"
+    r"replaced(?!\s*:))",
     r"\s+(?:is|was|has\s+been|got)\s+(?:now\s+)?(?:no\s+longer|replaced|superseded|"
     r"cancell?ed|merged|outdated|wrong|incorrect|a\s+typo|being\s+shut\s+down|shut\s+down|"
     r"retired|closed\s+and\s+replaced)",
