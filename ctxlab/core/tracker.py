@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from . import cues
@@ -62,13 +62,15 @@ DEVICE_KINDS = frozenset({"serial", "firmware", "error_code"})
 CASE_KINDS = frozenset({"ticket", "order", "rma", "reservation"})
 
 #: Current values kept per multi-valued slot (the newest); older ones are retired.
-MAX_VALUES = 40
+MAX_VALUES = 24
 #: Periods (value histories) kept per slot (the newest).
 MAX_PERIODS = 12
 #: Earlier versions kept per constraint topic or commitment key.
 MAX_REVISIONS = 4
 #: Constraints (and, separately, commitments) in force kept (the newest).
 MAX_STATEMENTS = 12
+#: Devices kept (the most recently discussed; the focus is always kept).
+MAX_DEVICES = 6
 #: Pending tool calls remembered (the newest).
 MAX_CALLS = 64
 
@@ -151,6 +153,7 @@ class Entity:
     number: int = 1  # among entities with the same noun
     opened: int = 0
     model: str | None = None
+    active: int = 0  # sequence number of its latest mention or focus
 
     @property
     def label(self) -> str:
@@ -201,6 +204,7 @@ class FactTracker:
         self.focus: str | None = None
         self.statements: list[Said] = []
         self.calls: dict[str, str] = {}  # call id -> entity the call is about
+        self.dropped_devices = 0  # devices no longer kept (the least recently discussed)
         if state is not None:
             self._load(state)
 
@@ -209,11 +213,13 @@ class FactTracker:
         """A JSON-ready copy of the state."""
         return {
             "format": TRACKER_FORMAT, "turn": self.turn, "seq": self.seq, "focus": self.focus,
-            "entities": [asdict(e) for e in self.entities.values()],
-            "slots": [{**asdict(s), "periods": [asdict(p) for p in s.periods]}
+            "entities": [dict(vars(e)) for e in self.entities.values()],
+            "slots": [{"entity": s.entity, "kind": s.kind,
+                       "periods": [dict(vars(p)) for p in s.periods], "seen": dict(s.seen),
+                       "said": dict(s.said), "dropped": s.dropped}
                       for s in self.slots.values()],
-            "statements": [asdict(s) for s in self.statements],
-            "calls": dict(self.calls),
+            "statements": [dict(vars(s)) for s in self.statements],
+            "calls": dict(self.calls), "dropped_devices": self.dropped_devices,
         }
 
     def _load(self, state: Mapping[str, Any]) -> None:
@@ -234,6 +240,7 @@ class FactTracker:
             self.slots[_key(slot.entity, slot.kind)] = slot
         self.statements = [Said(**s) for s in state.get("statements", ())]
         self.calls = {str(k): str(v) for k, v in state.get("calls", {}).items()}
+        self.dropped_devices = int(state.get("dropped_devices", 0))
 
     def copy(self) -> FactTracker:
         return FactTracker(json.loads(json.dumps(self.to_dict())))
@@ -308,9 +315,18 @@ class FactTracker:
             return kind
         number = 1 + sum(1 for e in self.entities.values() if e.kind == "device"
                          and e.noun == noun)
-        index = 1 + sum(1 for e in self.entities.values() if e.kind == "device")
-        entity = Entity(f"device:{index}", "device", noun, number, self.turn)
+        index = 1 + self.dropped_devices + sum(
+            1 for e in self.entities.values() if e.kind == "device")
+        entity = Entity(f"device:{index}", "device", noun, number, self.turn, active=self.seq)
         self.entities[entity.id] = entity
+        devices = self.devices()
+        if len(devices) > MAX_DEVICES:  # forget the device discussed least recently
+            gone = min((e for e in devices if e.id not in (self.focus, entity.id)),
+                       key=lambda e: e.active)
+            del self.entities[gone.id]
+            self.slots = {k: v for k, v in self.slots.items() if v.entity != gone.id}
+            self.calls = {k: v for k, v in self.calls.items() if v != gone.id}
+            self.dropped_devices += 1
         return entity.id
 
     def devices(self) -> list[Entity]:
@@ -426,6 +442,8 @@ class FactTracker:
     def _mention(self, entity: str, kind: str, value: str, role: Role) -> None:
         slot = self.slot(entity, kind)
         self.seq += 1
+        if entity in self.entities:
+            self.entities[entity].active = self.seq
         slot.seen[value] = self.seq
         slot.said[value] = self.seq if role not in ("call", "output") else slot.said.get(value, 0)
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import cues
@@ -149,9 +149,9 @@ class HandoverRecord:
         """A JSON-ready copy (what :class:`~ctxlab.summarizers.SummaryResult` carries)."""
         return {
             "format": RECORD_FORMAT, "facts": self.facts.to_dict(),
-            "issues": [asdict(i) for i in self.issues],
-            "steps": [asdict(s) for s in self.steps], "steps_omitted": self.steps_omitted,
-            "pending": [asdict(p) for p in self.pending],
+            "issues": [dict(vars(i)) for i in self.issues],
+            "steps": [dict(vars(s)) for s in self.steps], "steps_omitted": self.steps_omitted,
+            "pending": [dict(vars(p)) for p in self.pending],
             "tools": {k: list(v) for k, v in self.tools.items()},
             "milestones": [list(m) for m in self.milestones],
             "environment": list(self.environment),

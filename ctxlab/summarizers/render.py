@@ -1,26 +1,31 @@
 """Render a :class:`~ctxlab.summarizers.record.HandoverRecord` as the summary text, within a
 token budget.
 
-The sections are :data:`~ctxlab.summarizers.prompt.SUMMARY_SECTIONS`, in order. Identifier
-values appear in one place only, the **Identifiers** section, each with its device (or the
-customer, the case) and, when it changed, since which turn it is current and what it was
-before (``earlier: v1.0.2 until turn 13``, a region every ctxlab reader treats as no longer
-current, :mod:`ctxlab.core.staleness`). Values that only ever came from tool results are
-listed under their own bullet, ``Firmware (from tools): ...``, so a reader can prefer what
-the customer said, as it would in the raw conversation. Narrative sections name values by
-kind (``[serial]``) instead of repeating them.
+The sections are :data:`~ctxlab.summarizers.prompt.SUMMARY_SECTIONS`, in order; a section
+with nothing to report is left out. Identifier values appear in one place only, the
+**Identifiers** section, each with its device when the chat has several (or the customer,
+the case) and, when it changed, what it was before (``v1.1.0 (laptop; earlier: v1.0.2
+until turn 13)``: every ctxlab reader treats an ``earlier:`` note as no longer current,
+:mod:`ctxlab.core.staleness`). Within a kind, values are listed in the order they were
+last mentioned, so the last one is the one the conversation mentioned last. Values that
+only ever came from tool results are listed under their own bullet, ``Firmware (from
+tools): ...``, so a reader can prefer what the customer said, as it would in the raw
+conversation. Narrative sections name values by kind (``[serial]``) instead of repeating
+them.
 
 Every bullet has shorter forms. While the text is over ``max_tokens``, the least important
 detail goes first, oldest first: tool health and environment details, milestones, resolved
-problems and earlier versions of constraints, older steps and other identifiers, earlier
-values of identifiers. Current identifiers, constraints, commitments, pending actions, the
-status and the next step stay, unless they alone exceed the budget.
+problems and earlier versions of constraints, other identifiers, older steps, earlier
+values of identifiers (a kind with many values keeps its newest ones). Current
+identifiers, constraints, commitments, pending actions, the status and the next step stay,
+unless they alone exceed the budget.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..core import cues
 from ..core.facts import FACT_KINDS, facts_in_text
@@ -254,6 +259,7 @@ _VALUE_WORDS = {"error_code": "error", "reservation": "reservation", "order": "o
                 "ticket": "ticket", "serial": "serial", "firmware": "firmware", "rma": "RMA"}
 
 
+@lru_cache(maxsize=4096)
 def readable(kind: str, value: str) -> str:
     """``value`` as written, or with its kind's word in front when a reader would not
     recognise it alone ("42" -> "error 42")."""

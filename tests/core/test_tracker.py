@@ -131,3 +131,17 @@ def test_the_state_is_bounded_and_round_trips():
     assert again.to_dict() == facts.to_dict()
     with pytest.raises(ValueError, match="not a FactTracker state"):
         FactTracker({"format": 99})
+
+
+def test_only_the_most_recently_discussed_devices_are_kept():
+    from ctxlab.core.tracker import MAX_DEVICES
+
+    facts = FactTracker()
+    facts.feed([user("My laptop fails with error E1.")])
+    for n in range(MAX_DEVICES + 3):
+        facts.feed([user(f"Now a different problem: another router fails with error "
+                         f"E{100 + n}.")])
+    assert len(facts.devices()) == MAX_DEVICES
+    assert facts.dropped_devices == 4
+    assert facts.focus in facts.entities
+    assert "E1" not in facts.current("error_code")
