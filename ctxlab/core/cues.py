@@ -182,7 +182,7 @@ COMMITMENT: tuple[str, ...] = (
 #: Deadline words that end a commitment's subject ("send the label | by Friday").
 DEADLINE: tuple[str, ...] = (
     r"by", r"before", r"within", r"on", r"tomorrow", r"today", r"tonight", r"next",
-    r"in", r"once", r"as\s+soon", r"when", r"instead", r"rather", r"after", r"just",
+    r"in", r"once", r"as\s+soon", r"when", r"instead", r"rather", r"after", r"just", r"for",
 )
 #: A past form that says a commitment was kept ("I've sent the replacement label").
 DONE: tuple[str, ...] = (

@@ -368,7 +368,19 @@ class FactTracker:
                 return owner
         if role == "output" and call_id and self.calls.get(call_id):
             return self.calls[call_id]
+        if role == "call":  # get_ticket_status(TCK-1): about whatever TCK-1 belongs to
+            for fact in facts:
+                owner = self._owner(fact.kind, fact.value)
+                if fact.kind in CASE_KINDS and owner is not None:
+                    return owner
         return self.focus
+
+    def _owner(self, kind: str, value: str) -> str | None:
+        """The entity ``value`` is a current value of (None: none)."""
+        for slot in self.slots.values():
+            if slot.kind == kind and slot.is_current(value):
+                return slot.entity
+        return None
 
     def _entity_for(self, kind: str, found: Sequence[Found], role: Role,
                     subject: str | None) -> str:
@@ -380,6 +392,10 @@ class FactTracker:
                 return self._new_entity(RECORDS)
             return self._new_entity(CUSTOMER)
         if kind in CASE_KINDS:
+            for fact in found:  # a known ticket stays with its device
+                owner = self._owner(kind, fact.value)
+                if owner is not None:
+                    return owner
             if subject in self.entities and self.entities[subject].kind == "device":
                 return subject
             return self._new_entity(CASE)
@@ -471,13 +487,22 @@ class FactTracker:
         slot = self.slot(entity, kind)
         marked = [f.value for f in found if f.stale and slot.is_current(f.value)]
         fresh = list(dict.fromkeys(f.value for f in found if not f.stale))
+        # A value the text explicitly marks as replaced ("replaces": X, "X was merged
+        # into Y") ends wherever it is current, even if it was filed under another entity.
+        elsewhere = [(other, f.value) for f in found if f.stale and f.value not in marked
+                     for other in self.slots.values()
+                     if other.kind == kind and other is not slot and other.is_current(f.value)]
+        for other, value in elsewhere:
+            for period in other.periods:
+                if period.until is None and period.value == value:
+                    period.until, period.by = self.turn, (fresh[0] if fresh else None)
         for value in fresh:
             if slot.is_current(value):
                 self._mention(entity, kind, value, role)
                 continue
             if marked:
                 self._replace(entity, kind, [marked.pop(0)], value, role)
-            elif slot.current() and (not slot.multi or update):
+            elif slot.current() and (not slot.multi or update) and not elsewhere:
                 old = slot.current() if not slot.multi else [
                     max(slot.current(), key=lambda v: slot.seen.get(v, 0))]
                 self._replace(entity, kind, old, value, role)
@@ -581,8 +606,24 @@ class FactTracker:
             if slot.is_current(value):
                 return Status(kind, value, slot.entity, True)
             last = [p for p in slot.periods if p.value == value][-1]
-            found = Status(kind, value, slot.entity, False, tuple(slot.current()), last.until)
+            found = Status(kind, value, slot.entity, False, self._successors(slot, last),
+                           last.until)
         return found
+
+    def _successors(self, slot: Slot, period: Period) -> tuple[str, ...]:
+        """The current values that took the place of an ended period: follow what replaced
+        it (in any slot of the kind) to a value that is still current; else the slot's
+        current values."""
+        target, seen = period.by, set()
+        while target is not None and target not in seen:
+            seen.add(target)
+            for other in self.slots.values():
+                if other.kind == slot.kind and other.is_current(target):
+                    return (target,)
+            later = [p for s in self.slots.values() if s.kind == slot.kind
+                     for p in s.periods if p.value == target and p.until is not None]
+            target = later[-1].by if later else None
+        return tuple(slot.current())
 
     def label(self, entity: str) -> str:
         found = self.entities.get(entity)

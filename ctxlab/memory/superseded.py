@@ -27,10 +27,13 @@ def mark_superseded(text: str, facts: FactTracker) -> str:
         if fact.stale:
             continue
         status = facts.status(fact.kind, fact.value)
-        if status is None or status.current or not status.replaced_by:
+        if status is None or status.current:
             continue
         at = f" in {cues.LABELS['turn']} {status.since}" if status.since is not None else ""
-        note = f" [{cues.LABELS['superseded_by']} {', '.join(status.replaced_by)}{at}]"
+        if status.replaced_by:
+            note = f" [{cues.LABELS['superseded_by']} {', '.join(status.replaced_by)}{at}]"
+        else:
+            note = f" [{cues.LABELS['no_longer']} {status.since}]"
         inserts.append((fact.start + len(fact.value), note))
     statements = [*find_constraints(text), *find_commitments(text)]
     for statement in statements:
