@@ -274,7 +274,12 @@ class HandoverRecord:
                 break
         if actions:
             action = gist(scrub("; ".join(actions)), self.gist_words)
-            self._step(Step(self.turn, "agent", action, self.facts.focus))
+            last = self.steps[-1] if self.steps else None
+            if (last is not None and last.who == "agent" and last.action == action
+                    and last.entity == self.facts.focus):
+                last.turn, last.result = self.turn, None  # the same step asked again
+            else:
+                self._step(Step(self.turn, "agent", action, self.facts.focus))
             self.awaiting = len(self.steps) - 1
         question = last_question(text)
         self.question = (self.turn, gist(scrub(question), self.gist_words)) if question else None

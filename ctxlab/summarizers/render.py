@@ -260,10 +260,10 @@ _VALUE_WORDS = {"error_code": "error", "reservation": "reservation", "order": "o
 
 
 @lru_cache(maxsize=4096)
-def readable(kind: str, value: str) -> str:
+def readable(kind: str, value: str, lead: str = "") -> str:
     """``value`` as written, or with its kind's word in front when a reader would not
-    recognise it alone ("42" -> "error 42")."""
-    if any(f.kind == kind and f.value == value for f in facts_in_text(value)):
+    recognise it after ``lead`` ("42" -> "error 42"; after "Error code: " it needs none)."""
+    if any(f.kind == kind and f.value == value for f in facts_in_text(lead + value)):
         return value
     word = _VALUE_WORDS.get(kind)
     if word and any(f.kind == kind and f.value == value for f in facts_in_text(f"{word} {value}")):
@@ -272,7 +272,7 @@ def readable(kind: str, value: str) -> str:
 
 
 def _value_note(slot: Slot, value: str, since: int, earlier: Sequence[Period],
-                record: HandoverRecord, limit: int | None) -> str:
+                record: HandoverRecord, limit: int | None, lead: str = "") -> str:
     parts = []
     label = _label(record, slot.entity, "") if len(record.facts.devices()) > 1 else ""
     if label:
@@ -282,7 +282,7 @@ def _value_note(slot: Slot, value: str, since: int, earlier: Sequence[Period],
         notes = ", ".join(f"{readable(slot.kind, p.value)} {cues.LABELS['until_turn']} "
                           f"{p.until}" for p in shown)
         parts.append(f"{cues.LABELS['earlier']}: {notes}")
-    shown_value = readable(slot.kind, value)
+    shown_value = readable(slot.kind, value, lead)
     return f"{shown_value} ({'; '.join(parts)})" if parts else shown_value
 
 
@@ -318,12 +318,14 @@ class _Notes:
     record: HandoverRecord
     attached: dict[tuple[str, str], list[Period]]
     since: dict[tuple[str, str], int]
+    head: str = ""
 
     def line(self, group: Sequence[tuple[int, Slot, str]], limit: int | None) -> str:
         return "; ".join(
             _value_note(slot, value, self.since[(slot.entity, value)],
-                        self.attached[(slot.entity, value)], self.record, limit)
-            for _, slot, value in group)
+                        self.attached[(slot.entity, value)], self.record, limit,
+                        self.head if n == 0 else "")
+            for n, (_, slot, value) in enumerate(group))
 
 
 def _identifiers(record: HandoverRecord) -> list[Bullet]:
@@ -356,7 +358,7 @@ def _identifiers(record: HandoverRecord) -> list[Bullet]:
                 continue
             group.sort(key=lambda entry: entry[0])
             head = f"{label}{suffix}: "
-            notes = _Notes(record, attached, since)
+            notes = _Notes(record, attached, since, head)
             recency = max(entry[0] for entry in group)
             forms = []
             noted = any(attached[(s.entity, v)] for _, s, v in group)

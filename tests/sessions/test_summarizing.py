@@ -150,7 +150,7 @@ def test_extractive_summary_reads_assistant_parts_and_keeps_identifiers():
         assert summary is not None and summary.summarizer == "ExtractiveSummarizer"
         for value in ("TCK-48213", "C02XK1ZJG8WP", "dana@example.com", "v1.0.4", "v1.0.3"):
             assert value in summary.text
-        assert "v1.0.4 (laptop; earlier: v1.0.3 until turn 2)" in summary.text
+        assert "v1.0.4 (earlier: v1.0.3 until turn 2)" in summary.text
         assert "Hold the power button" in summary.text  # read from output_text parts
         assert summary.missing_identifiers == ()
 

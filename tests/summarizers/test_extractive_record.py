@@ -91,7 +91,7 @@ def test_the_summary_stays_bounded_and_never_reads_its_own_bookkeeping():
         for n in range(250):
             t = block * 250 + n
             items += [user(f"Turn {t}: it fails with error {t % 50}, ticket TCK-{40000 + t}."),
-                      agent(f"Step {t}: restart the device and tell me what you see.")]
+                      agent(f"Step {t}: restart the device and wait {t % 7 + 1} minutes.")]
         result = summarizer.summarize(items, previous_state=record)
         record = result.state
         sizes.append((count_tokens(result.text), len(json.dumps(record))))
