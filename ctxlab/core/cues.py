@@ -89,6 +89,7 @@ BACK_TO: tuple[str, ...] = (r"back\s+to\s+(?:my|the)", r"about\s+(?:my|the)\s+\w
 #: A reported problem (a symptom) in a customer's message.
 SYMPTOM: tuple[str, ...] = (
     r"error", r"fail\w*", r"not\s+work\w*", r"doesn'?t\s+work", r"won'?t", r"can'?t",
+    r"will\s+not", r"not\s+connect\w*", r"doesn'?t", r"isn'?t\s+working",
     r"cannot", r"broken", r"blink\w*", r"overheat\w*", r"hot", r"slow", r"crash\w*",
     r"freez\w*", r"no\s+sound", r"disconnect\w*", r"drops?\b", r"dropping", r"not\s+found",
     r"denied", r"stuck", r"jams?\b", r"blank", r"flicker\w*", r"no\s+signal", r"drains?",

@@ -59,7 +59,7 @@ Rules:
 - Under "Identifiers", copy identifiers exactly as written: ticket, order, serial,
   reservation and RMA numbers, account ids, emails, versions, dates, and error strings or
   codes word for word. Give each value's device (or "customer") in brackets. When a value
-  changed, write the current one first, then "(since turn N; earlier: <old> until turn M)".
+  changed, write the current one first, then "(earlier: <old> until turn N)".
   Mark values that only came from tool results as "(from tools)". Elsewhere, refer to
   identifiers by kind ("the serial") instead of repeating them.
 - Under "Constraints & Preferences", copy every constraint or preference the customer set
