@@ -73,6 +73,8 @@ from .core.session_ids import (
     check_session_id,
     new_session_id,
 )
+from .core.staleness import stale_marks
+from .core.statements import find_commitments, find_constraints
 from .core.tokens import (
     ITEM_OVERHEAD_TOKENS,
     TokenCounter,
@@ -83,6 +85,7 @@ from .core.tokens import (
     encoding_for_model,
     get_token_counter,
 )
+from .core.tracker import FactTracker
 from .core.turns import (
     Segmentation,
     Turn,
@@ -315,6 +318,7 @@ __all__ = [
     "ExtractiveSummarizer",
     "FTS5Index",
     "Fact",
+    "FactTracker",
     "FirstLastSession",
     "Found",
     "InvalidSequenceError",
@@ -379,6 +383,8 @@ __all__ = [
     "describe_items",
     "encoding_for_model",
     "evaluate",
+    "find_commitments",
+    "find_constraints",
     "find_facts",
     "find_identifiers",
     "full_tokens",
@@ -425,6 +431,7 @@ __all__ = [
     "sent_tokens",
     "shape_problem",
     "snapshot_sections",
+    "stale_marks",
     "sweep",
     "tokens_per_turn",
     "turn_starts",

@@ -86,3 +86,15 @@ def test_summarizing_benchmark_runs_and_reports_the_target():
     out = run_script("benchmarks/bench_summarizing.py", "--turns", "8", "--delay", "0.01",
                      "--model-ms", "0")
     assert "blocking" in out and "background" in out and "target background p95" in out
+
+
+def test_summary_size_benchmark_runs_and_reports_fold_times():
+    out = run_script("benchmarks/bench_summary_size.py", "--turns", "1100")
+    assert "summary tokens" in out and "1,000" in out and "fold time" in out
+
+
+def test_memory_truth_benchmark_runs_and_reports_the_targets():
+    out = run_script("benchmarks/bench_memory_truth.py", "--n", "2", "--min-turns", "30",
+                     "--max-turns", "30", "--strategy", "summarize:2/4",
+                     "--strategy", "trim:4+state")
+    assert out.count("target:") == 4 and "stale-as-current" in out

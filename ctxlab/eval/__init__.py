@@ -7,9 +7,10 @@ Runner writes items, and measure what survives in the model's view:
   seeds, planted-fact conversations, your own logs; each with an answer key and probes;
 * strategies (:mod:`.strategies`): ``full``, ``trim:N``, ``summarize:K/L``, ``budget:T``,
   ``state``, ``recall`` and their combinations, by spec string;
-* replay (:mod:`.replay`) and metrics (:mod:`.metrics`): fact availability, stale values,
-  answers through the agent (:mod:`.answers`), exact tokens and cost, validity, latency,
-  token-pressure drops;
+* replay (:mod:`.replay`) and metrics (:mod:`.metrics`): fact availability, which value
+  each view presents as current (use, not presence: :mod:`.use`; stale-as-current at every
+  model call), answers through the agent (:mod:`.answers`), exact tokens and cost,
+  validity, latency, token-pressure drops;
 * runs (:mod:`.results`) saved as JSON and CSV, compared for regressions (:mod:`.compare`);
 * sweeps with a Pareto front and a recommendation (:mod:`.sweep`);
 * an LLM-as-judge for summaries when a real model is configured (:mod:`.judge`);
@@ -54,6 +55,7 @@ from .tables import (
     summary_table,
     survival_table,
 )
+from .use import UseRecord, UseTracker, UseVerdict, read_use
 
 __all__ = [
     "CORPUS_HELP",
@@ -87,6 +89,9 @@ __all__ = [
     "SweepResult",
     "TransformResult",
     "TurnMetrics",
+    "UseRecord",
+    "UseTracker",
+    "UseVerdict",
     "answer_key_table",
     "case_from_conversation",
     "case_from_items",
@@ -104,6 +109,7 @@ __all__ = [
     "planted_case",
     "planted_corpus",
     "pressure_table",
+    "read_use",
     "recommend",
     "register_component",
     "score_reply",
