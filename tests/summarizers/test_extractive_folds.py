@@ -1,8 +1,9 @@
 """ExtractiveSummarizer folds correctly forever: current values are the latest stated ones.
 
 The property test writes random support chats in which values are stated, updated, corrected,
-merged and reverted, for one or several devices, then folds them at random points any number
-of times (each fold hands the previous record back, as SummarizingSession does). Whatever
+merged and reverted, for one or several devices, and a constraint is set and revised, then
+folds them at random points any number of times (each fold hands the previous record back,
+as SummarizingSession does). Whatever
 the fold points, the summary presents exactly the latest stated value of every fact as
 current (read with ctxlab's one reading rule, :mod:`ctxlab.core.staleness`), and the record
 equals the one a single fold of everything gives.
@@ -44,6 +45,7 @@ class Chat:
     email: str | None = None
     devices: dict[str, Device] = field(default_factory=dict)
     current_tickets: dict[str, list[str]] = field(default_factory=dict)
+    away: list[str] = field(default_factory=list)  # every "away until" said; the last holds
     counter: int = 0
     calls: int = 0
 
@@ -80,6 +82,14 @@ def event(chat: Chat, action: str, noun: str) -> None:
         chat.email = value
         chat.user(f"Actually, please go back to {value}; the other one bounces.")
         chat.agent(f"Done, I'll use {value} again.")
+    elif action == "away":
+        value = f"away until the {n}th"
+        if chat.away:
+            chat.user(f"Change of plans: I'm now {value}.")
+        else:
+            chat.user(f"I'm {value}, so no visits before then.")
+        chat.away.append(value)
+        chat.agent("Noted, I've added that to your case.")
     elif device is None or action == "report":
         if device is None:
             device = chat.devices[noun] = Device(noun)
@@ -133,7 +143,7 @@ def event(chat: Chat, action: str, noun: str) -> None:
 
 
 ACTIONS = ("email", "revert_email", "report", "serial", "upgrade", "error", "ticket",
-           "merge", "filler", "filler")
+           "merge", "away", "filler", "filler")
 
 
 def read_current(text: str, values: list[str]) -> str | None:
@@ -151,6 +161,8 @@ def read_current(text: str, values: list[str]) -> str | None:
 def check_summary(text: str, chat: Chat) -> None:
     if chat.email is not None:
         assert read_current(text, chat.emails) == chat.email
+    if chat.away:
+        assert read_current(text, chat.away) == chat.away[-1]
     for noun, device in chat.devices.items():
         if device.serials:
             assert read_current(text, device.serials) == device.serials[-1], noun
