@@ -3,10 +3,10 @@
 The property test writes random support chats in which values are stated, updated, corrected,
 merged and reverted, for one or several devices, and a constraint is set and revised, then
 folds them at random points any number of times (each fold hands the previous record back,
-as SummarizingSession does). Whatever
-the fold points, the summary presents exactly the latest stated value of every fact as
-current (read with ctxlab's one reading rule, :mod:`ctxlab.core.staleness`), and the record
-equals the one a single fold of everything gives.
+as SummarizingSession does). Whatever the fold points, the summary presents exactly the
+latest stated value of every fact as current (read with ctxlab's one reading rule,
+:mod:`ctxlab.core.staleness`), and the record equals the one a single fold of everything
+gives.
 """
 
 from __future__ import annotations
