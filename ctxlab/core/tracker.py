@@ -341,6 +341,7 @@ class FactTracker:
                                  + re.escape(noun), text, _FLAGS)
         if same and not explicit_new:
             self.focus = same[-1].id
+            same[-1].active = self.seq  # "back to my laptop" keeps it among the kept devices
             return
         focus = self.entities.get(self.focus or "")
         if (focus is not None and focus.noun is None and not _NEW_PROBLEM.search(text)):

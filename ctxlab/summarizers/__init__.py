@@ -1,4 +1,8 @@
-"""Summarizers for SummarizingSession: an LLM one and a deterministic extractive one."""
+"""Summarizers for SummarizingSession: an LLM one and a deterministic extractive one.
+
+The extractive summarizer keeps a structured record (:class:`HandoverRecord`) behind its
+text and folds by merging records (:mod:`.record`, :mod:`.render`).
+"""
 
 from .base import (
     SUMMARY_SHADOW_PROMPT,
@@ -10,6 +14,7 @@ from .base import (
 from .extractive import ExtractiveSummarizer
 from .llm import LLMSummarizer
 from .prompt import SUMMARY_PROMPT, SUMMARY_SECTIONS
+from .record import HandoverRecord
 from .transcript import render_transcript
 
 __all__ = [
@@ -17,6 +22,7 @@ __all__ = [
     "SUMMARY_SECTIONS",
     "SUMMARY_SHADOW_PROMPT",
     "ExtractiveSummarizer",
+    "HandoverRecord",
     "LLMSummarizer",
     "Summarizer",
     "SummaryResult",
