@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .digest import EMPTY_DIGEST, extend_digest
-from .items import is_call, is_output, item_kind, pair_key
+from .items import is_call, is_output, item_kind, item_problem, pair_key
 from .tokens import TokenCounter
 from .turns import starts_turn
 
@@ -23,8 +23,8 @@ class RawLog:
     the same call id still waiting for one, as :func:`ctxlab.core.validate.pair_calls` does)."""
 
     __slots__ = (
-        "_chain", "_counter", "_items", "_keys", "_kinds", "_partner", "_prefix", "_starts",
-        "_tokens", "_waiting", "version",
+        "_chain", "_counter", "_invalid", "_items", "_keys", "_kinds", "_partner", "_prefix",
+        "_starts", "_tokens", "_waiting", "version",
     )
 
     def __init__(self, counter: TokenCounter):
@@ -38,6 +38,7 @@ class RawLog:
         self._keys: list[tuple[str, str] | None] = []  # pair key of each call / output
         self._partner: list[int | None] = []  # call <-> output index, None if unmatched
         self._waiting: dict[tuple[str, str], int] = {}  # calls still waiting for an output
+        self._invalid: dict[int, str] = {}  # index -> why a stored entry is not an item
         self.version = 0  # bumped on every change
 
     # -- changes ---------------------------------------------------------------------
@@ -46,6 +47,16 @@ class RawLog:
         count = self._counter.count_item
         for item in items:
             index = len(self._items)
+            problem = item_problem(item)
+            if problem is not None:  # another writer's junk: kept in place, never shown
+                self._invalid[index] = problem
+                self._items.append(item)
+                self._kinds.append("invalid")
+                self._tokens.append(0)
+                self._prefix.append(self._prefix[-1])
+                self._keys.append(None)
+                self._partner.append(None)
+                continue
             tokens = count(item)
             self._items.append(item)
             self._kinds.append(item_kind(item))
@@ -89,6 +100,8 @@ class RawLog:
                 self._waiting[key] = partner  # the call waits again
             elif self._waiting.get(key) == index:
                 del self._waiting[key]
+        for index in [i for i in self._invalid if i >= length]:
+            del self._invalid[index]
         del self._keys[length:]
         del self._partner[length:]
         del self._items[length:]
@@ -100,6 +113,7 @@ class RawLog:
         self.version += 1
 
     def clear(self) -> None:
+        self._invalid.clear()
         self._keys.clear()
         self._partner.clear()
         self._waiting.clear()
@@ -128,6 +142,10 @@ class RawLog:
 
     def tokens(self, index: int) -> int:
         return self._tokens[index]
+
+    def problem(self, index: int) -> str | None:
+        """Why the stored entry at ``index`` is not a valid item (None when it is)."""
+        return self._invalid.get(index)
 
     def count_item(self, item: Mapping[str, Any]) -> int:
         """Tokens of an item that is not in the log (a summary), with the log's counter."""

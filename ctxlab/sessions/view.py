@@ -61,6 +61,10 @@ def build_view(log: RawLog, window: Window, limit: int | None) -> View:
         slots = [s for p, s in enumerate(slots) if p not in positions]
         reasons = [r for p, r in enumerate(reasons) if p not in positions]
 
+    junk = {p: (DROPPED, f"not a valid item: {log.problem(s)}") for p, s in enumerate(slots)
+            if not isinstance(s, Synthetic) and log.kind(s) == "invalid"}
+    if junk:
+        take_out(junk)
     bad = repair([slot_item(log, s) for s in slots])
     if bad:
         take_out(_fates(log, slots, bad))

@@ -29,6 +29,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+from ..core.items import invalid_entry
 from .base import (
     UNAVAILABLE_HINT,
     Checkpoint,
@@ -332,12 +333,12 @@ class SQLiteLog(LogStore):
             try:
                 item = json.loads(data)
             except (TypeError, ValueError):
-                logger.warning("session %r: skipping row %s of %s: not JSON", self.session_id,
-                               row_id, self.messages_table)
-                continue
-            if isinstance(item, dict):
-                ids.append(row_id)
-                items.append(item)
+                item = invalid_entry(data, "stored entry is not JSON")
+            if not isinstance(item, dict):
+                item = invalid_entry(data, f"stored entry is a JSON {type(item).__name__}, "
+                                           "not an object")
+            ids.append(row_id)
+            items.append(item)
         return ids, items
 
     def _rows_after(self, conn: sqlite3.Connection, after: int, below: int | None = None
