@@ -121,6 +121,31 @@ def messy_history(draw: st.DrawFn) -> list[dict[str, Any]]:
     return items
 
 
+@st.composite
+def hard_history(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """A history real agents produce on bad days, still well formed for the API once
+    pending calls are set aside: calls that never get an output (an approval that never
+    comes, a crashed tool) and outputs that arrive in a later turn than their call."""
+    items = draw(history(max_turns=10))
+    starts = [i for i, it in enumerate(items) if it.get("role") == "user"]
+    for _ in range(draw(st.integers(1, 3))):
+        if not starts:
+            break
+        kind = draw(st.sampled_from(["pending", "late"]))
+        where = draw(st.sampled_from(starts))
+        call_id = _next("hard")
+        new_call = {"type": "function_call", "call_id": call_id, "name": "issue_refund",
+                    "arguments": "{}"}
+        items.insert(where + 1, new_call)
+        if kind == "late":  # its output lands in a later turn (or at the very end)
+            later = [s + 1 for s in starts if s > where] + [len(items)]
+            pos = draw(st.sampled_from(later))
+            items.insert(min(pos + 1, len(items)), {"type": "function_call_output",
+                                                     "call_id": call_id, "output": "late"})
+        starts = [i for i, it in enumerate(items) if it.get("role") == "user"]
+    return items
+
+
 def batches(draw: st.DrawFn, items: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     """Split ``items`` into consecutive batches, as several add_items calls would."""
     out: list[list[dict[str, Any]]] = []

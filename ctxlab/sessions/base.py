@@ -26,9 +26,6 @@ calls ``Runner.run_sync`` per request): its lock is
 from __future__ import annotations
 
 import logging
-import os
-import socket
-import uuid
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -46,6 +43,7 @@ from ..stores.base import Delta, LogStore, StoredState
 from ..stores.registry import open_store
 from .batches import check_batch
 from .checkpoints import CheckpointsMixin
+from .folding import lease_owner
 from .locks import ThreadSafeAsyncLock
 from .view import View, build_ledger, build_view
 
@@ -124,7 +122,7 @@ class MemorySession(CheckpointsMixin):
         self._cache: tuple[tuple[int, int, int | None], View] | None = None
         self._served: View | None = None
         self._state = StoredState()
-        self._owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._owner = lease_owner()
         self._listeners: list[Callable[[MemorySession], Any]] = []
 
     # -- Session protocol ------------------------------------------------------------
@@ -216,6 +214,13 @@ class MemorySession(CheckpointsMixin):
         if view is None:
             return None
         return [model_safe(item) for item in view.items(self._log)], list(view.layout)
+
+    def view_notes(self) -> list[str]:
+        """The warnings of the last view served (a turn over ``max_tokens``, unfolded turns
+        over ``context_limit`` while a fold fails); empty when all is well. Read by
+        :class:`ctxlab.TokenMonitor`, which raises an alert for them."""
+        view = self._served
+        return list(view.window.notes) if view is not None else []
 
     @property
     def version(self) -> tuple[int, int]:

@@ -20,7 +20,7 @@ from ..core.validate import REPAIR_REASONS, repair, safe_cut
 from ..policies.base import Slot, Synthetic, Window
 
 AWAITING_OUTPUT = "tool call awaiting its output: sent once the output arrives"
-AWAITING_FOLLOWER = "reasoning before a tool call that awaits its output"
+AWAITING_FOLLOWER = "reasoning waiting for the item it precedes (or for that item's output)"
 
 
 @dataclass
@@ -93,11 +93,19 @@ def _fates(log: RawLog, slots: list[Slot], bad: dict[int, str]) -> dict[int, tup
             kind = log.kind(slot)
             if why == REPAIR_REASONS["call_without_output"] and log.output_of(slot) is None:
                 state, why = PENDING, AWAITING_OUTPUT
-            elif kind == "reasoning" and pos + 1 < len(slots) and fates.get(pos + 1, ("", ""))[0] \
-                    == PENDING:
+            elif kind == "reasoning" and (
+                (pos + 1 < len(slots) and fates.get(pos + 1, ("", ""))[0] == PENDING)
+                or _trailing_reasoning(log, slot)
+            ):
                 state, why = PENDING, AWAITING_FOLLOWER
         fates[pos] = (state, why)
     return fates
+
+
+def _trailing_reasoning(log: RawLog, index: int) -> bool:
+    """True when only reasoning items follow ``index`` in the log: the item they precede
+    has not been stored yet (it may arrive in the next batch)."""
+    return all(log.kind(i) == "reasoning" for i in range(index + 1, len(log)))
 
 
 def build_ledger(log: RawLog, view: View) -> Ledger:

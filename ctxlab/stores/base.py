@@ -137,9 +137,15 @@ class StateStore(ABC):
         """Forget the data and checkpoints (after the log was cleared); bumps the epoch."""
 
     @abstractmethod
-    async def acquire_lease(self, owner: str, ttl: float) -> bool:
+    async def acquire_lease(self, owner: str, ttl: float, *, replacing: str | None = None
+                            ) -> bool:
         """Take (or renew) the session's fold lease for ``ttl`` seconds; False if another
-        owner holds an unexpired lease."""
+        owner holds an unexpired lease, unless that owner is ``replacing`` (one the caller
+        proved dead)."""
+
+    @abstractmethod
+    async def lease_holder(self) -> str | None:
+        """The owner of the unexpired fold lease, if any."""
 
     @abstractmethod
     async def release_lease(self, owner: str) -> None:
@@ -314,9 +320,10 @@ class Lease:
     until: float = 0.0
     clock: Callable[[], float] = field(default=time.monotonic, repr=False)
 
-    def acquire(self, owner: str, ttl: float) -> bool:
+    def acquire(self, owner: str, ttl: float, replacing: str | None = None) -> bool:
         now = self.clock()
-        if self.owner is None or self.owner == owner or self.until <= now:
+        if (self.owner is None or self.owner == owner or self.until <= now
+                or (replacing is not None and self.owner == replacing)):
             self.owner, self.until = owner, now + ttl
             return True
         return False
@@ -324,3 +331,6 @@ class Lease:
     def release(self, owner: str) -> None:
         if self.owner == owner:
             self.owner, self.until = None, 0.0
+
+    def holder(self) -> str | None:
+        return self.owner if self.owner is not None and self.until > self.clock() else None

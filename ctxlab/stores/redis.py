@@ -205,7 +205,7 @@ return 1
 # KEYS: lease. ARGV: owner, ttl ms
 _ACQUIRE = """
 local cur = redis.call('GET', KEYS[1])
-if (not cur) or cur == ARGV[1] then
+if (not cur) or cur == ARGV[1] or (ARGV[3] ~= '' and cur == ARGV[3]) then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   return 1
 end
@@ -374,9 +374,13 @@ class RedisStateStore(StateStore):
         return self._state(await self._scripts.bump(keys=self._state_keys(),
                                                     args=self._args("1")))
 
-    async def acquire_lease(self, owner: str, ttl: float) -> bool:
-        return bool(int(await self._scripts.acquire(keys=[self.keys.lease],
-                                                    args=[owner, _ttl_ms(ttl)])))
+    async def acquire_lease(self, owner: str, ttl: float, *, replacing: str | None = None
+                            ) -> bool:
+        return bool(int(await self._scripts.acquire(
+            keys=[self.keys.lease], args=[owner, _ttl_ms(ttl), replacing or ""])))
+
+    async def lease_holder(self) -> str | None:
+        return _text(await self.client.get(self.keys.lease))
 
     async def release_lease(self, owner: str) -> None:
         await self._scripts.release(keys=[self.keys.lease], args=[owner])

@@ -239,7 +239,8 @@ class SQLiteStateStore(StateStore):
 
         return await self.file.run(reset)
 
-    async def acquire_lease(self, owner: str, ttl: float) -> bool:
+    async def acquire_lease(self, owner: str, ttl: float, *, replacing: str | None = None
+                            ) -> bool:
         def acquire(conn: sqlite3.Connection) -> bool:
             now = time.time()
             with transaction(conn):
@@ -247,7 +248,8 @@ class SQLiteStateStore(StateStore):
                     f"SELECT lease_owner, lease_until FROM {STATE_TABLE} WHERE session_id = ?",
                     (self.session_id,),
                 ).fetchone()
-                if row is not None and row[0] not in (None, owner) and row[1] > now:
+                if (row is not None and row[0] not in (None, owner) and row[1] > now
+                        and (replacing is None or row[0] != replacing)):
                     return False
                 conn.execute(
                     f"INSERT INTO {STATE_TABLE} (session_id, lease_owner, lease_until, "
@@ -258,6 +260,12 @@ class SQLiteStateStore(StateStore):
                 return True
 
         return await self.file.run(acquire)
+
+    async def lease_holder(self) -> str | None:
+        row = await self.file.run(lambda c: c.execute(
+            f"SELECT lease_owner, lease_until FROM {STATE_TABLE} WHERE session_id = ?",
+            (self.session_id,)).fetchone())
+        return row[0] if row is not None and row[0] and row[1] > time.time() else None
 
     async def release_lease(self, owner: str) -> None:
         await self.file.run(lambda c: c.execute(
