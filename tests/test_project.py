@@ -86,3 +86,10 @@ def test_summarizing_benchmark_runs_and_reports_the_target():
     out = run_script("benchmarks/bench_summarizing.py", "--turns", "8", "--delay", "0.01",
                      "--model-ms", "0")
     assert "blocking" in out and "background" in out and "target background p95" in out
+
+
+def test_recovery_benchmark_runs_and_reports_seconds_after_a_sigkill():
+    out = run_script("benchmarks/bench_recovery.py", "--backends", "sqlite", "--repeat", "1")
+    row = next(line for line in out.splitlines() if line.startswith("sqlite"))
+    fastest = float(row.split()[1])
+    assert fastest < 30 and row.split()[-1] == "True"  # recovered inside the lease TTL

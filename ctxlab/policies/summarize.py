@@ -18,7 +18,7 @@ The window never loses an item:
 * at least the last ``keep_last_n_turns`` turns are shown verbatim even after a pop shrank
   the log below what the summary covers;
 * a tool call folded before its output arrived (a *late* output) is shown again next to that
-  output, with the reasoning item before it, so the pair stays valid;
+  output (done for every policy by :func:`ctxlab.sessions.view.build_view`);
 * an unanswered call (awaiting approval, a crashed tool) in the unfolded part is *pending*:
   not sent (the API would reject it) until its output arrives or a fold takes it in as a
   pending action; it never blocks a fold.
@@ -240,13 +240,7 @@ def summary_window(
     reason = (f"in the last {params.context_limit} unfolded turns"
               if unfolded <= params.context_limit else f"unfolded turn ({waiting})")
 
-    # Late outputs: an output shown verbatim whose call was folded brings its call (and the
-    # reasoning before it) back, right before it.
-    reshown = late_calls(log, verbatim)
-    for index in range(verbatim, n):
-        for call in reshown.get(index, ()):
-            window.add([call], "folded tool call shown again next to its late output")
-        window.add([index], reason)
+    window.add(range(verbatim, n), reason)
 
     def excluded(index: int) -> tuple[ItemState, str]:
         if index < first:
@@ -259,20 +253,3 @@ def summary_window(
 
     window.excluded = excluded
     return window
-
-
-def late_calls(log: LogView, verbatim: int) -> dict[int, list[int]]:
-    """For each tool output at or after ``verbatim`` whose call comes before ``verbatim``:
-    the raw indices of that call and of the reasoning items directly before it."""
-    found: dict[int, list[int]] = {}
-    for index in range(verbatim, len(log)):
-        if log.kind(index) != "tool_output":
-            continue
-        call = log.call_of(index)
-        if call is None or call >= verbatim:
-            continue
-        first = call
-        while first > 0 and log.kind(first - 1) == "reasoning":
-            first -= 1
-        found[index] = list(range(first, call + 1))
-    return found

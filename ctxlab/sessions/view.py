@@ -44,9 +44,42 @@ def slot_item(log: RawLog, slot: Slot) -> Any:
     return slot.item if isinstance(slot, Synthetic) else log.item(slot)
 
 
+LATE_OUTPUT_CALL = "tool call shown again next to its late output (its own turn is not shown)"
+
+
+def with_late_calls(log: RawLog, slots: list[Slot], reasons: list[str]
+                    ) -> tuple[list[Slot], list[str]]:
+    """Bring back the call of every shown tool output whose call is not shown (its turn was
+    trimmed or folded before the output arrived), with the reasoning right before it,
+    placed just before the output, so the pair stays valid and the output is not lost."""
+    shown = {s for s in slots if not isinstance(s, Synthetic)}
+    extra: dict[int, list[int]] = {}
+    for slot in slots:
+        if isinstance(slot, Synthetic) or log.kind(slot) != "tool_output":
+            continue
+        call = log.call_of(slot)
+        if call is None or call in shown or call > slot:
+            continue
+        first = call
+        while first > 0 and log.kind(first - 1) == "reasoning" and first - 1 not in shown:
+            first -= 1
+        extra[slot] = list(range(first, call + 1))
+    if not extra:
+        return slots, reasons
+    new_slots: list[Slot] = []
+    new_reasons: list[str] = []
+    for slot, why in zip(slots, reasons, strict=True):
+        for index in extra.get(slot, ()) if not isinstance(slot, Synthetic) else ():
+            new_slots.append(index)
+            new_reasons.append(LATE_OUTPUT_CALL)
+        new_slots.append(slot)
+        new_reasons.append(why)
+    return new_slots, new_reasons
+
+
 def build_view(log: RawLog, window: Window, limit: int | None) -> View:
     """The valid view of ``window`` under an item ``limit`` (see the module doc)."""
-    slots, reasons = list(window.slots), list(window.reasons)
+    slots, reasons = with_late_calls(log, list(window.slots), list(window.reasons))
     removed: dict[int, tuple[ItemState, str]] = {}
     removed_synthetic: list[tuple[Synthetic, str]] = []
 
@@ -71,13 +104,16 @@ def build_view(log: RawLog, window: Window, limit: int | None) -> View:
     if limit is not None and limit < len(slots):
         cut = safe_cut([slot_item(log, s) for s in slots], len(slots) - limit)
         take_out({p: (DROPPED, f"beyond the item limit of {limit}") for p in range(cut)})
-    layout = []
+    layout: list[str] = []
     for slot in slots:
         if isinstance(slot, Synthetic):
             layout.append("summary" if slot.kind.startswith("summary") else slot.kind)
         else:
             turn = log.turn_of(slot)
             layout.append("preamble" if turn is None else f"turn:{turn}")
+    for pos in range(len(slots) - 2, -1, -1):  # a call shown with its late output belongs
+        if reasons[pos] == LATE_OUTPUT_CALL:   # to the output's turn
+            layout[pos] = layout[pos + 1]
     return View(slots, reasons, removed, removed_synthetic, window, layout)
 
 
