@@ -248,6 +248,19 @@ def shape_problem(item: Any) -> str | None:
     it must be a dict, have a known ``type`` (or a ``role``, for untyped messages), carry the
     keys its type requires, and hold content of the right type.
     """
+    if type(item) is dict:  # the shapes the Runner stores, checked in a few lookups
+        raw = item.get("type")
+        if raw is None or raw == "message":
+            if item.get("role") in MESSAGE_ROLES and type(item.get("content")) is str:
+                return None
+        elif raw == "function_call" or raw == "function_call_output":
+            cid = item.get("call_id")
+            if type(cid) is str and cid and (
+                (raw == "function_call" and type(item.get("name")) is str
+                 and type(item.get("arguments")) is str)
+                or (raw == "function_call_output" and type(item.get("output")) is str)
+            ):
+                return None
     if not isinstance(item, Mapping):
         return f"expected a dict (a Responses input item), got {type(item).__name__}"
     raw_type = item.get("type")
@@ -343,6 +356,11 @@ def json_problem(value: Any, *, max_depth: int = MAX_DEPTH) -> str | None:
     surrogates (not encodable as UTF-8), nesting deeper than ``max_depth``, and circular
     references. The answer names where the problem is (``content[0].text``).
     """
+    if type(value) is dict and all(
+        type(k) is str and ((type(v) is str and v.isascii()) or v is None or type(v) is bool)
+        for k, v in value.items()
+    ):
+        return None  # flat, ASCII strings only: JSON as it is (the common case, made cheap)
     stack: set[int] = set()
 
     def walk(node: Any, path: str, depth: int) -> str | None:

@@ -101,6 +101,7 @@ def item_schemas() -> dict[str, ItemSchema]:
     }
 
 
+@lru_cache(maxsize=1)
 def known_types() -> frozenset[str]:
     """Every item ``type`` the installed Responses API accepts as input."""
     return frozenset(item_schemas()) | frozenset(CALL_OUTPUT_TYPES) | frozenset(OUTPUT_CALL_TYPES)

@@ -32,7 +32,7 @@ from typing import Any
 
 from agents.memory import Session, SessionSettings
 
-from ..core.items import clone, is_call, model_safe, pair_key, shape_problem
+from ..core.items import clone, is_call, pair_key, shape_problem
 from ..core.ledger import Ledger
 from ..core.rawlog import RawLog
 from ..core.redaction import ItemRedactor, as_redactor
@@ -140,7 +140,7 @@ class MemorySession(CheckpointsMixin):
             await self._sync()
             view = self._view(limit)
             self._served = view
-            return [model_safe(item) for item in view.items(self._log)]
+            return view.model_items(self._log)
 
     async def add_items(self, items: list[dict[str, Any]]) -> None:
         """Append ``items`` to the log, all or nothing (see :func:`check_batch`).
@@ -160,8 +160,9 @@ class MemorySession(CheckpointsMixin):
                     raise ValueError(f"add_items: the redactor turned item {index} of "
                                      f"{len(batch)} into an invalid item: {problem}. "
                                      "Nothing from this batch was stored.")
+        checked = {id(item) for item in batch}  # validated above: the index need not recheck
         async with self._lock:
-            await self._apply(await self._store.append(batch))
+            await self._apply(await self._store.append(batch), checked=checked)
         await self._after_add()
 
     async def pop_item(self) -> dict[str, Any] | None:
@@ -203,8 +204,7 @@ class MemorySession(CheckpointsMixin):
         async with self._lock:
             await self._sync()
             view = self._view(limit)
-            items = [model_safe(item) for item in view.items(self._log)]
-            return items, build_ledger(self._log, view)
+            return view.model_items(self._log), build_ledger(self._log, view)
 
     def served_layout(self) -> tuple[list[dict[str, Any]], list[str]] | None:
         """What the last ``get_items`` returned and where each item came from (``preamble``,
@@ -213,7 +213,7 @@ class MemorySession(CheckpointsMixin):
         view = self._served
         if view is None:
             return None
-        return [model_safe(item) for item in view.items(self._log)], list(view.layout)
+        return view.model_items(self._log), list(view.layout(self._log))
 
     def view_notes(self) -> list[str]:
         """The warnings of the last view served (a turn over ``max_tokens``, unfolded turns
@@ -283,8 +283,10 @@ class MemorySession(CheckpointsMixin):
         """Catch up with the store (call under the lock)."""
         await self._apply(await self._store.sync())
 
-    async def _apply(self, delta: Delta) -> None:
-        """Bring the index in line with a :class:`~ctxlab.stores.base.Delta` (under the lock)."""
+    async def _apply(self, delta: Delta, *, checked: set[int] | frozenset[int] = frozenset()
+                     ) -> None:
+        """Bring the index in line with a :class:`~ctxlab.stores.base.Delta` (under the lock);
+        ``checked`` holds the ``id()`` s of items this session validated itself."""
         log = self._log
         if delta.keep > len(log):  # out of step (an earlier apply failed half-way): re-read
             self._store.reset_cursor()
@@ -294,7 +296,7 @@ class MemorySession(CheckpointsMixin):
         if shrank:
             log.truncate(delta.keep)
         if delta.items:
-            log.extend(delta.items)
+            log.extend(delta.items, checked=checked)
         if delta.state is not None:
             self._state = delta.state
         if shrank or delta.state is not None:

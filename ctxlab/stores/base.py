@@ -191,14 +191,22 @@ class LogStore(ABC):
     # -- public API (errors translated) ----------------------------------------------------
     async def sync(self) -> Delta:
         """What changed in the store since this object's last exchange."""
-        with self._errors("read the log"):
+        try:  # (inline rather than _errors(): this runs on every read)
             return await self._sync()
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise self._wrap(exc, "read the log") from exc
 
     async def append(self, items: Sequence[dict[str, Any]]) -> Delta:
         """Append ``items`` in one transaction; the delta places them after anything other
         writers appended first."""
-        with self._errors("append items"):
+        try:  # (inline rather than _errors(): this runs on every write)
             return await self._append(list(items))
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise self._wrap(exc, "append items") from exc
 
     async def pop(self) -> tuple[dict[str, Any] | None, Delta]:
         """Remove the newest stored item (bumping the epoch) and return it."""
@@ -272,6 +280,19 @@ class LogStore(ABC):
         """A ctxlab error for a backend exception (None: let it propagate unchanged)."""
         return None
 
+    def _wrap(self, exc: Exception, what: str) -> Exception:
+        """The error to raise for a backend exception: a ctxlab StoreError that names the
+        store, the session and the operation, or ``exc`` itself when it is not a backend
+        error (see :meth:`_translate`)."""
+        error = self._translate(exc)
+        if error is None:
+            return exc
+        detail = str(exc).rstrip(". ") or "no details"
+        return type(error)(
+            f"{self.describe()} could not {what} for session {self.session_id!r}: "
+            f"{type(exc).__name__}: {detail}. {error}"
+        )
+
     @contextmanager
     def _errors(self, what: str) -> Iterator[None]:
         try:
@@ -279,14 +300,10 @@ class LogStore(ABC):
         except StoreError:
             raise
         except Exception as exc:
-            error = self._translate(exc)
-            if error is None:
+            wrapped = self._wrap(exc, what)
+            if wrapped is exc:
                 raise
-            detail = str(exc).rstrip(". ") or "no details"
-            raise type(error)(
-                f"{self.describe()} could not {what} for session {self.session_id!r}: "
-                f"{type(exc).__name__}: {detail}. {error}"
-            ) from exc
+            raise wrapped from exc
 
     @abstractmethod
     async def _sync(self) -> Delta: ...
