@@ -27,6 +27,7 @@ from .context.compaction import (
     compact_tool_output,
 )
 from .core.facts import (
+    ALL_FACT_KINDS,
     FACT_KINDS,
     Found,
     find_facts,
@@ -177,6 +178,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "load_cases": ("ctxlab.eval", "load_cases"),
     "load_conversation_file": ("ctxlab.course.corpora", "load_conversation_file"),
     "load_tau_bench": ("ctxlab.course.corpora", "load_tau_bench"),
+    "load_zh_support": ("ctxlab.course.corpora", "load_zh_support"),
     "locate_facts": ("ctxlab.course.corpora", "locate_facts"),
     "make_support_agent": ("ctxlab.course.agent", "make_support_agent"),
     "parse_strategy": ("ctxlab.eval", "parse_strategy"),
@@ -233,6 +235,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerl
         load_abcd,
         load_conversation_file,
         load_tau_bench,
+        load_zh_support,
         locate_facts,
         seed_router_flow,
         seed_support_conversation,
@@ -285,6 +288,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerl
     )
 
 __all__ = [
+    "ALL_FACT_KINDS",
     "FACT_KINDS",
     "FULL_HISTORY",
     "ITEM_KINDS",
@@ -393,6 +397,7 @@ __all__ = [
     "load_cases",
     "load_conversation_file",
     "load_tau_bench",
+    "load_zh_support",
     "locate_facts",
     "make_support_agent",
     "model_safe",
