@@ -27,7 +27,7 @@ The window never loses an item:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from typing import Any
 
@@ -96,7 +96,7 @@ class SummaryRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (how a store keeps it)."""
-        data = asdict(self)
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
         for key in ("turns", "items", "missing_identifiers", "pending_calls"):
             data[key] = list(data[key])
         return data
@@ -211,11 +211,13 @@ def summary_window(
     params: SummarizeParams,
     *,
     waiting: str = "a fold is due",
+    slots: list[Synthetic] | None = None,
 ) -> Window:
     """The window of :class:`ctxlab.SummarizingSession` (see the module doc).
 
     ``waiting`` says why unfolded turns beyond ``context_limit`` are still shown (a fold in
-    flight, a failing summarizer); it becomes a note for the caller.
+    flight, a failing summarizer); it becomes a note for the caller. ``slots`` are the
+    summary pair when the caller keeps them (:func:`summary_slots` of ``summary``).
     """
     n = len(log)
     starts = log.turn_starts
@@ -223,7 +225,7 @@ def summary_window(
     first = log.preamble_end
     summary_end = summary.items[1] if summary is not None else first
     window = preamble(log, params.keep_preamble)
-    for slot in summary_slots(log, summary):
+    for slot in summary_slots(log, summary) if slots is None else slots:
         window.add([slot], slot.reason)
 
     # Verbatim: everything unfolded, and never fewer than the last K turns.
