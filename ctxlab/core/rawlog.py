@@ -11,6 +11,7 @@ about tokens never pays for exact counting), and so are the model-safe copies of
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_right
 from collections.abc import Container, Iterable, Mapping
 from typing import Any
@@ -31,6 +32,8 @@ from .tokens import TokenCounter
 from .turns import starts_turn
 
 _UNCOUNTED = -1
+_NONE = -1  # no partner
+_NOT_EMITTED = frozenset({"reasoning", "tool_output", "invalid", "other"})
 _NESTED = (dict, list, tuple)
 _MESSAGE_KINDS = frozenset({"user", "assistant", "system", "developer"})
 
@@ -41,7 +44,7 @@ class RawLog:
     the same call id still waiting for one, as :func:`ctxlab.core.validate.pair_calls` does)."""
 
     __slots__ = (
-        "_chain", "_counted", "_counter", "_emitted", "_invalid", "_items", "_keys", "_kinds",
+        "_chain", "_counted", "_counter", "_invalid", "_items", "_keys", "_kinds",
         "_partner", "_prefix", "_reasoning_run", "_safe", "_starts", "_suspect", "_tokens",
         "_waiting", "version",
     )
@@ -50,15 +53,14 @@ class RawLog:
         self._counter = counter
         self._items: list[dict[str, Any]] = []
         self._kinds: list[str] = []
-        self._emitted: list[bool] = []  # model-emitted (what a reasoning item may precede)
-        self._tokens: list[int] = []  # _UNCOUNTED until first asked
+        self._tokens = array("i")  # _UNCOUNTED until first asked (4 bytes per item)
         self._prefix: list[int] = [0]  # _prefix[i] = tokens of items[:i], for i <= _counted
         self._counted = 0  # how far _prefix is filled
         self._safe: list[tuple[dict[str, Any], bool] | None] = []  # (model-safe, flat), lazily
         self._starts: list[int] = []  # indices of real user messages
         self._chain: list[str] = [EMPTY_DIGEST]  # _chain[i] = digest of items[:i], lazily
         self._keys: list[tuple[str, str] | None] = []  # pair key of each call / output
-        self._partner: list[int | None] = []  # call <-> output index, None if unmatched
+        self._partner = array("i")  # call <-> output index, _NONE if unmatched
         self._waiting: dict[tuple[str, str], int] = {}  # calls still waiting for an output
         self._invalid: dict[int, str] = {}  # index -> why a stored entry is not an item
         # Indices a view must look at before sending (everything else is known to be fine
@@ -83,12 +85,11 @@ class RawLog:
         self._items.append(item)
         self._tokens.append(_UNCOUNTED)
         self._safe.append(None)
-        self._partner.append(None)
+        self._partner.append(_NONE)
         suspect = self._suspect
         if problem is not None:  # another writer's junk: kept in place, never shown
             self._invalid[index] = problem
             self._kinds.append("invalid")
-            self._emitted.append(False)
             self._keys.append(None)
             suspect.add(index)
             return
@@ -101,7 +102,6 @@ class RawLog:
             emitted = is_model_emitted(item)
             key = pair_key(item)
         self._kinds.append(kind)
-        self._emitted.append(emitted)
         self._keys.append(key)
         if kind == "reasoning":
             suspect.add(index)
@@ -177,7 +177,10 @@ class RawLog:
 
     def emitted(self, index: int) -> bool:
         """True for an item the model emits (one a reasoning item may precede)."""
-        return self._emitted[index]
+        kind = self._kinds[index]
+        if kind in _MESSAGE_KINDS:
+            return kind == "assistant"
+        return kind not in _NOT_EMITTED and is_model_emitted(self._items[index])
 
     def _safe_entry(self, index: int) -> tuple[dict[str, Any], bool]:
         found = self._safe[index]
@@ -223,11 +226,13 @@ class RawLog:
 
     def call_of(self, index: int) -> int | None:
         """The index of the call that tool output ``index`` answers (None: no such call)."""
-        return self._partner[index] if is_output(self._items[index]) else None
+        partner = self._partner[index]
+        return partner if partner != _NONE and is_output(self._items[index]) else None
 
     def output_of(self, index: int) -> int | None:
         """The index of the output that answers tool call ``index`` (None: none yet)."""
-        return self._partner[index] if is_call(self._items[index]) else None
+        partner = self._partner[index]
+        return partner if partner != _NONE and is_call(self._items[index]) else None
 
     def suspects(self) -> set[int]:
         """Indices a view must check before sending them (see ``__init__``); do not mutate."""
@@ -239,7 +244,8 @@ class RawLog:
 
     def partner(self, index: int) -> int | None:
         """The matching call of an output, or output of a call (None: unmatched)."""
-        return self._partner[index]
+        partner = self._partner[index]
+        return None if partner == _NONE else partner
 
     def digest(self, end: int | None = None) -> str:
         """Content digest of ``items[:end]`` (see :mod:`ctxlab.core.digest`); memoized, so
