@@ -25,7 +25,8 @@ class AssembledContext:
 
     ``floor`` is what can never be dropped (instructions, tool schemas, preamble, the
     current turn); ``dropped`` says, in order, what was left out to meet ``budget`` and
-    ``shortened`` which turns were shortened role-aware (0 = oldest earlier turn).
+    ``shortened`` which earlier turns were shortened role-aware, counted back from the newest
+    (0 = the newest earlier turn).
     ``repaired`` counts items removed because the API would reject them (orphan outputs,
     unanswered calls, dangling reasoning in the input).
     """

@@ -26,6 +26,7 @@ The window never loses an item:
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
@@ -233,7 +234,7 @@ def summary_window(
     keep = params.keep_last_n_turns
     if keep and total and starts[max(0, total - keep)] < verbatim:
         verbatim = starts[max(0, total - keep)]
-    unfolded = sum(1 for s in starts if s >= summary_end)
+    unfolded = len(starts) - bisect_left(starts, summary_end)
     if unfolded > params.context_limit:
         window.notes.append(
             f"{unfolded} unfolded turns are shown, over context_limit={params.context_limit}: "
