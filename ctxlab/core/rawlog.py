@@ -182,7 +182,8 @@ class RawLog:
             return kind == "assistant"
         return kind not in _NOT_EMITTED and is_model_emitted(self._items[index])
 
-    def _safe_entry(self, index: int) -> tuple[dict[str, Any], bool]:
+    def safe_entry(self, index: int) -> tuple[dict[str, Any], bool]:
+        """``(model-safe item, flat)``: see :meth:`safe` and :meth:`safe_copy`."""
         found = self._safe[index]
         if found is None:
             item = self._items[index]
@@ -196,13 +197,13 @@ class RawLog:
     def safe(self, index: int) -> dict[str, Any]:
         """The item with only the keys the Responses schema allows (computed once; it may be
         the stored item itself: never hand it out without copying, see :meth:`safe_copy`)."""
-        return self._safe_entry(index)[0]
+        return self.safe_entry(index)[0]
 
     def safe_copy(self, index: int) -> dict[str, Any]:
         """A fresh copy of :meth:`safe`: one C-level ``dict()`` for flat items (every value a
         string, number, bool or None: what the Runner stores for calls, outputs and plain
         messages), a deep copy otherwise."""
-        safe, flat = self._safe[index] or self._safe_entry(index)
+        safe, flat = self._safe[index] or self.safe_entry(index)
         return dict(safe) if flat else clone(safe)  # type: ignore[no-any-return]
 
     def tokens(self, index: int) -> int:

@@ -107,7 +107,9 @@ class MemorySession(CheckpointsMixin):
             elif not isinstance(session_id, str) or not session_id.strip():
                 raise ValueError(f"session_id must be a non-empty string, got {session_id!r}")
             self._store: LogStore = open_store(None, session_id)
+            self._private_store = True  # nobody else writes to it: nothing to sync
         else:
+            self._private_store = False
             self._store = open_store(store, session_id)
         self.session_id = self._store.session_id
         if session_settings is not None and not isinstance(session_settings, SessionSettings):
@@ -280,7 +282,10 @@ class MemorySession(CheckpointsMixin):
 
     # -- keeping the index in step with the store -------------------------------------
     async def _sync(self) -> None:
-        """Catch up with the store (call under the lock)."""
+        """Catch up with the store (call under the lock). A store this session made for
+        itself in memory has no other writers and is always in step."""
+        if self._private_store:
+            return
         await self._apply(await self._store.sync())
 
     async def _apply(self, delta: Delta, *, checked: set[int] | frozenset[int] = frozenset()

@@ -14,7 +14,8 @@ def check_batch(items: Any) -> list[dict[str, Any]]:
     The error names the index and the problem, and because nothing is stored before the
     whole batch passed, a failed call leaves the session exactly as it was.
     """
-    if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
+    if type(items) is not list and (isinstance(items, (str, bytes))
+                                    or not isinstance(items, Sequence)):
         if isinstance(items, dict):
             raise ValueError(
                 "add_items expects a list of items, got a single dict; wrap it in a list"

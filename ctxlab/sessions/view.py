@@ -32,6 +32,7 @@ class View:
     removed: dict[int, tuple[ItemState, str]]  # raw index -> fate, for items taken out
     removed_synthetic: list[tuple[Synthetic, str]]
     window: Window
+    _flat: list[dict[str, Any]] | bool | None = None  # the safe items when all are flat
     _layout: list[str] | None = None
 
     def layout(self, log: RawLog) -> list[str]:
@@ -59,6 +60,12 @@ class View:
     def model_items(self, log: RawLog) -> list[dict[str, Any]]:
         """Fresh copies of what the model is sent (schema keys only): every call hands out
         new objects, so callers cannot change the log; flat items cost one ``dict()``."""
+        if self._flat is None:
+            entries = [log.safe_entry(s) if type(s) is int else (model_safe(s.item), False)
+                       for s in self.slots]
+            self._flat = [e[0] for e in entries] if all(e[1] for e in entries) else False
+        if self._flat is not False:  # every item flat: one C-level dict() each
+            return list(map(dict, self._flat))
         copy = log.safe_copy
         return [copy(s) if type(s) is int else model_safe(s.item) for s in self.slots]
 
