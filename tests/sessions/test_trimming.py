@@ -329,3 +329,24 @@ def test_get_items_honours_session_settings_limit_as_the_sdk_does():
         assert len(ledger.view()) == 3 and ledger[0].state == "dropped"
 
     arun(go())
+
+
+def test_step_moves_the_window_start_only_every_step_turns():
+    async def go():
+        session = TrimmingSession("steps", max_turns=3, step=4)
+        firsts = []
+        for t in range(12):
+            await session.add_items([user(f"q{t}"), assistant(f"a{t}")])
+            view = await session.get_items()
+            users = [i["content"] for i in view if i.get("role") == "user"]
+            assert 3 <= len(users) <= 3 + 4 - 1 or t < 3
+            firsts.append(users[0])
+        # the start (what a prompt cache matches) changes only every 4 turns once trimming
+        changes = [t for t in range(1, 12) if firsts[t] != firsts[t - 1]]
+        assert changes == [6, 10]
+        ledger = await session.ledger()
+        assert "dropped in a step of 4" in ledger[0].reason
+        with pytest.raises(ValueError, match="step must be an integer >= 1"):
+            TrimmingSession(step=0)
+
+    arun(go())
