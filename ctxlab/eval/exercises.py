@@ -374,3 +374,47 @@ def _waits_for_output(items: list[dict[str, Any]], index: int) -> bool:
         return False
     return not any(o.get("type") == "function_call_output" and o.get("call_id") ==
                    item.get("call_id") for o in items[index + 1:])
+
+
+# ---------------------------------------------------------------------------- lesson 08
+
+#: The lengths (user turns) lesson 08's cache sweep looks at.
+CACHE_LENGTHS: tuple[int, ...] = (10, 20, 30, 40, 50, 60, 70, 80, 90)
+
+
+async def cache_crossover(strategy: str, *, against: str = "full") -> int | None:
+    """The first length in :data:`CACHE_LENGTHS` at which ``strategy`` costs less than
+    ``against`` per 100 turns with prompt caching, on lesson 08's 90-turn chat (None if
+    it never does)."""
+    from ..course.agent import SUPPORT_INSTRUCTIONS, SUPPORT_TOOLS
+    from .caching import cache_sweep
+    from .planted import planted_corpus
+
+    case = max(planted_corpus(6), key=lambda c: len(c.items))
+    sweep = await cache_sweep(case.items, [against, strategy], CACHE_LENGTHS,
+                              instructions=SUPPORT_INSTRUCTIONS, tools=SUPPORT_TOOLS)
+    for length in CACHE_LENGTHS:
+        base, mine = sweep[length]
+        if mine.cached_cost_per_100_turns < base.cached_cost_per_100_turns:
+            return length
+    return None
+
+
+async def check_cache_crossover(answer: int | None) -> CheckResult:
+    """Lesson 08: the first length (of 10, 20, ..., 90 turns) at which ``trim:8/8`` becomes
+    cheaper than the full history once the prompt cache is counted."""
+    if answer is None:
+        return _pending("`crossover_turns`")
+    if isinstance(answer, bool) or not isinstance(answer, int):
+        return CheckResult(False, f"answer with a whole number of turns, got {answer!r}")
+    right = await cache_crossover("trim:8/8")
+    if answer == right:
+        return CheckResult(True, f"from {right} turns on, trimming in steps of 8 beats the "
+                                 "cached full history; before that, the cache makes keeping "
+                                 "everything cheaper")
+    if answer not in CACHE_LENGTHS:
+        return CheckResult(False, f"pick one of the sweep's lengths: {list(CACHE_LENGTHS)}")
+    hint = ("too early: at that length the full history, mostly served from the cache, is "
+            "still cheaper" if right is None or answer < right else
+            "trimming in steps already costs less before that length")
+    return CheckResult(False, f"not at {answer} turns: {hint}")
