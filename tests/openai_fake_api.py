@@ -73,7 +73,8 @@ Brain = Callable[[BrainInput], Reply]
 
 
 def schema_example(schema: Mapping[str, Any], defs: Mapping[str, Any] | None = None) -> Any:
-    """The smallest JSON value that fits ``schema`` (objects with every required key)."""
+    """A small JSON value that fits ``schema``: objects with every required key, empty
+    arrays, minimum numbers, the first enum value or union member, strings ``"example"``."""
     defs = defs if defs is not None else schema.get("$defs", {})
     if "$ref" in schema:
         return schema_example(defs[schema["$ref"].rsplit("/", 1)[-1]], defs)
@@ -97,7 +98,7 @@ def schema_example(schema: Mapping[str, Any], defs: Mapping[str, Any] | None = N
         return False
     if kind == "null":
         return None
-    return ""
+    return "example"
 
 
 _OFFLINE = OfflineSupportModel()

@@ -23,13 +23,18 @@ class RequestSchemaError(AssertionError):
 
 
 def _closed(tp: Any) -> SchemaValidator:
-    """A validator for ``tp`` in which every TypedDict forbids keys it does not declare."""
+    """A validator for ``tp`` in which every TypedDict forbids keys it does not declare and
+    every ``Iterable[...]`` is checked item by item (pydantic validates an iterable lazily,
+    that is, not at all until it is consumed; the request types use them for messages,
+    tools and content parts)."""
     schema = copy.deepcopy(TypeAdapter(tp).core_schema)
 
     def close(node: Any) -> None:
         if isinstance(node, dict):
             if node.get("type") == "typed-dict":
                 node["extra_behavior"] = "forbid"
+            if node.get("type") == "generator":
+                node["type"] = "list"
             for value in node.values():
                 close(value)
         elif isinstance(node, list):

@@ -104,6 +104,11 @@ MESSAGE_FORMS = {
                                "content": [{"type": "input_text", "text": "q"}]},
     "untyped user with status": {"role": "user", "status": "completed", "content": "q"},
     "plain developer": {"role": "developer", "content": "be brief"},
+    "untyped assistant with provider_data": {"role": "assistant", "content": "a",
+                                             "provider_data": {"model": "m"}},
+    "sdk output with provider_data": {"type": "message", "id": "__fake_id__",
+                                      "role": "assistant", "status": "completed",
+                                      "content": _TEXT, "provider_data": {"model": "m"}},
 }
 
 
@@ -152,3 +157,16 @@ def test_for_chat_reports_items_only_the_responses_api_has():
     plain = [user("q"), call("c1"), output("c1"), assistant("a")]
     assert validate_items(plain, for_chat=True) == []
     Converter.items_to_messages(plain)
+
+
+def test_the_sdks_provider_data_is_kept_and_accepted():
+    """OpenAIChatCompletionsModel stores provider_data on its items and reads it back; the
+    Responses model removes it before calling the API. It is not private metadata."""
+    from ctxlab import model_safe
+
+    stored = {"type": "function_call", "id": "__fake_id__", "call_id": "c1", "name": "lookup",
+              "arguments": "{}", "provider_data": {"model": "m", "response_id": "chatcmpl-1"}}
+    assert model_safe(stored) == stored
+    assert validate_items([user("q"), stored, output("c1")]) == []
+    untyped = {"role": "assistant", "content": "a", "provider_data": {"model": "m"}}
+    assert codes([untyped]) == [(0, "message_form")]  # the converter reads it only typed
