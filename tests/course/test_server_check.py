@@ -227,3 +227,15 @@ def test_a_base_url_without_v1_gives_a_404_hint_during_runs():
         http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler)))
     with pytest.raises(CompatibleServerError, match="does the URL end in /v1\\? 'http://llama"):
         arun(Runner.run(make_support_agent(backend), "hello"))
+
+
+@pytest.mark.parametrize("path, expected", [
+    ("", "has no http:// or https:// scheme"),
+    ("/v1/chat/completions", "ends in /chat/completions, an endpoint; give the API root"),
+])
+def test_a_url_built_by_hand_gets_its_hint_during_runs(closed_port, path, expected):
+    url = f"127.0.0.1:{closed_port}/v1" if not path else f"http://127.0.0.1:{closed_port}{path}"
+    client = AsyncOpenAI(base_url=url, api_key="x", max_retries=0)
+    agent = make_support_agent(CompatibleChatModel(model="m", openai_client=client))
+    with pytest.raises(CompatibleServerError, match=expected):
+        arun(Runner.run(agent, "hello"))
