@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_stores import start_redis  # noqa: E402
+from bench_stores import start_redis
 
 CHILD = r"""
 import asyncio, sys, pathlib
@@ -126,7 +126,7 @@ def main() -> None:
                 spread = (f"{min(times):.2f} / {statistics.median(times):.2f} / "
                           f"{max(times):.2f}")
                 print(f"{kind:<8} {spread:>30} {DEFAULT_LEASE_TTL:>14.0f} "
-                      f"{str(all(ok for _, ok in runs)):>21}")
+                      f"{all(ok for _, ok in runs)!s:>21}")
         finally:
             if redis_proc is not None:
                 redis_proc.terminate()
