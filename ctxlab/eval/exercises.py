@@ -38,14 +38,21 @@ class CheckResult:
         return self.passed is True
 
     def __str__(self) -> str:
-        mark = {True: "✅ correct", False: "❌ not yet", None: "⏳ not answered yet"}[self.passed]
+        # plain characters every font has (emoji render as boxes without an emoji font)
+        mark = {True: "✓ correct", False: "✗ not yet", None: "… not answered yet"}[self.passed]
         return f"{mark}: {self.message}"
 
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
         color = {True: "#009E73", False: "#D55E00", None: "#666666"}[self.passed]
-        return f"<p style='color:{color};font-weight:bold'>{html.escape(str(self))}</p>"
+        label = {True: "✓ correct", False: "✗ not yet", None: "… not answered yet"}[self.passed]
+        parts = html.escape(self.message).split("`")  # `code` spans render as code
+        message = "".join(f"<code>{part}</code>" if k % 2 else part
+                          for k, part in enumerate(parts)) if len(parts) % 2 else html.escape(
+            self.message)
+        return (f"<p><span style='background:{color};color:white;font-weight:bold;"
+                f"padding:1px 8px;border-radius:8px'>{label}</span> {message}</p>")
 
 
 def _pending(what: str) -> CheckResult:
