@@ -194,6 +194,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "plot_tokens_per_turn": ("ctxlab.viz.plots", "plot_tokens_per_turn"),
     "plot_turn_distribution": ("ctxlab.viz.plots", "plot_turn_distribution"),
     "plot_window_parts": ("ctxlab.viz.plots", "plot_window_parts"),
+    "plot_cache_sweep": ("ctxlab.viz.plots.caching", "plot_cache_sweep"),
+    "strategy_style": ("ctxlab.viz.palette", "strategy_style"),
     "replay": ("ctxlab.eval.replay", "replay"),
     "runner_batches": ("ctxlab.eval.replay", "runner_batches"),
     "seed_router_flow": ("ctxlab.course.corpora", "seed_router_flow"),
@@ -268,6 +270,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerl
     )
     from .viz.palette import (
         SECTION_COLORS,
+        strategy_style,
     )
     from .viz.plots import (
         plot_budget_bars,
@@ -281,6 +284,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerl
         plot_turn_distribution,
         plot_window_parts,
     )
+    from .viz.plots.caching import plot_cache_sweep
     from .viz.widgets import (
         BudgetBar,
         ReplayView,
@@ -407,6 +411,7 @@ __all__ = [
     "planted_case",
     "planted_corpus",
     "plot_budget_bars",
+    "plot_cache_sweep",
     "plot_context_timeline",
     "plot_cost_per_100_turns",
     "plot_recall_vs_tokens",
@@ -427,6 +432,7 @@ __all__ = [
     "sent_tokens",
     "shape_problem",
     "snapshot_sections",
+    "strategy_style",
     "sweep",
     "tokens_per_turn",
     "turn_starts",

@@ -9,7 +9,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from ...eval.caching import CacheCost
-from ..palette import LINE_COLORS
+from ..palette import strategy_style
 from .figure import new_figure
 
 
@@ -26,12 +26,13 @@ def plot_cache_sweep(
         raise ValueError("the sweep is empty: run cache_sweep with at least one length")
     lengths = sorted(sweep)
     names = [c.strategy for c in sweep[lengths[0]]]
-    fig, ax = new_figure((8.5, 4.2))
-    for k, name in enumerate(names):
-        color = LINE_COLORS[k % len(LINE_COLORS)]
+    fig, ax = new_figure((8.8, 4.2))
+    for name in names:
+        style = strategy_style(name)
+        color = style.color
         rows: list[Any] = [next(c for c in sweep[n] if c.strategy == name) for n in lengths]
         ax.plot(lengths, [r.cached_cost_per_100_turns * scale for r in rows], color=color,
-                marker="o", linewidth=2, label=f"{name}, with caching")
+                marker=style.marker or "o", linewidth=2, label=f"{name}, with caching")
         ax.plot(lengths, [r.cost_per_100_turns * scale for r in rows], color=color,
                 linestyle="--", linewidth=1.2, alpha=0.8, label=f"{name}, no caching")
     ax.set_xlabel("conversation length (user turns)", fontsize=10)
