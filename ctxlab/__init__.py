@@ -27,6 +27,7 @@ from .context.compaction import (
     compact_tool_output,
 )
 from .core.facts import (
+    ALL_FACT_KINDS,
     FACT_KINDS,
     Found,
     find_facts,
@@ -180,6 +181,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "load_cases": ("ctxlab.eval", "load_cases"),
     "load_conversation_file": ("ctxlab.course.corpora", "load_conversation_file"),
     "load_tau_bench": ("ctxlab.course.corpora", "load_tau_bench"),
+    "load_zh_support": ("ctxlab.course.corpora", "load_zh_support"),
     "locate_facts": ("ctxlab.course.corpora", "locate_facts"),
     "make_support_agent": ("ctxlab.course.agent", "make_support_agent"),
     "parse_strategy": ("ctxlab.eval", "parse_strategy"),
@@ -196,6 +198,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "plot_turn_distribution": ("ctxlab.viz.plots", "plot_turn_distribution"),
     "plot_use": ("ctxlab.viz.plots", "plot_use"),
     "plot_window_parts": ("ctxlab.viz.plots", "plot_window_parts"),
+    "plot_cache_sweep": ("ctxlab.viz.plots.caching", "plot_cache_sweep"),
+    "strategy_style": ("ctxlab.viz.palette", "strategy_style"),
     "replay": ("ctxlab.eval.replay", "replay"),
     "runner_batches": ("ctxlab.eval.replay", "runner_batches"),
     "seed_router_flow": ("ctxlab.course.corpora", "seed_router_flow"),
@@ -237,6 +241,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerl
         load_abcd,
         load_conversation_file,
         load_tau_bench,
+        load_zh_support,
         locate_facts,
         seed_router_flow,
         seed_support_conversation,
@@ -269,6 +274,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerl
     )
     from .viz.palette import (
         SECTION_COLORS,
+        strategy_style,
     )
     from .viz.plots import (
         plot_budget_bars,
@@ -283,6 +289,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerl
         plot_use,
         plot_window_parts,
     )
+    from .viz.plots.caching import plot_cache_sweep
     from .viz.widgets import (
         BudgetBar,
         ReplayView,
@@ -290,6 +297,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerl
     )
 
 __all__ = [
+    "ALL_FACT_KINDS",
     "FACT_KINDS",
     "FULL_HISTORY",
     "ITEM_KINDS",
@@ -401,6 +409,7 @@ __all__ = [
     "load_cases",
     "load_conversation_file",
     "load_tau_bench",
+    "load_zh_support",
     "locate_facts",
     "make_support_agent",
     "model_safe",
@@ -410,6 +419,7 @@ __all__ = [
     "planted_case",
     "planted_corpus",
     "plot_budget_bars",
+    "plot_cache_sweep",
     "plot_context_timeline",
     "plot_cost_per_100_turns",
     "plot_recall_vs_tokens",
@@ -432,6 +442,7 @@ __all__ = [
     "shape_problem",
     "snapshot_sections",
     "stale_marks",
+    "strategy_style",
     "sweep",
     "tokens_per_turn",
     "turn_starts",

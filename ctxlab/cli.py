@@ -41,6 +41,7 @@ corpora:
   tau[:N]                              tau-bench airline transcripts (200, or the first N)
   abcd                                 3 ABCD customer-service chats
   seed                                 the course's 3 seed conversations
+  zh                                   14 Chinese support chats written for ctxlab
   planted[:N[:MIN-MAX[:SEED]]]         planted-fact conversations (default planted:24:30-90:0)
   PATH                                 your own JSON/JSONL log (Responses items or Chat
                                        Completions messages)

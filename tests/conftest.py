@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import sys
@@ -43,15 +44,16 @@ def user(text: str, typed: bool = False) -> dict[str, Any]:
 
 
 def assistant(text: str, item_id: str | None = None) -> dict[str, Any]:
-    item: dict[str, Any] = {
+    """An assistant message as the Runner stores model output: typed, with an id (derived
+    from the text when none is given; a typed assistant message without one is rejected by
+    the SDK's Chat Completions converter)."""
+    return {
         "type": "message",
         "role": "assistant",
         "status": "completed",
+        "id": item_id or "msg_" + hashlib.sha1(text.encode()).hexdigest()[:16],
         "content": [{"type": "output_text", "text": text, "annotations": []}],
     }
-    if item_id:
-        item["id"] = item_id
-    return item
 
 
 def summary_reply(text: str) -> dict[str, Any]:

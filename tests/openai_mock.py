@@ -2,6 +2,8 @@
 
 It answers every request with a fixed reply and records the request, so tests can check
 exactly what a summarizer, state extractor or judge would send, and how the reply is read.
+For a server that answers like the API (tool calls, streaming, /models, request bodies
+checked against the openai request types), see :mod:`openai_fake_api`.
 """
 
 from __future__ import annotations

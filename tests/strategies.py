@@ -1,4 +1,6 @@
-"""Hypothesis strategies for random conversations in the shapes the Agents SDK stores."""
+"""Hypothesis strategies for random conversations in the shapes the Agents SDK stores
+(with either model class: OpenAIChatCompletionsModel's items carry a placeholder id and
+provider_data)."""
 
 from __future__ import annotations
 
@@ -23,18 +25,31 @@ def user_message(draw: st.DrawFn) -> dict[str, Any]:
     return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
 
 
+#: What OpenAIChatCompletionsModel adds to the items it stores (a placeholder id and
+#: provider_data, which the SDK's converters read or remove).
+_CHAT_ID = "__fake_id__"
+
+
+def _chat_data() -> dict[str, Any]:
+    return {"model": "llama3.2", "response_id": _next("chatcmpl")}
+
+
 @st.composite
 def assistant_message(draw: st.DrawFn) -> dict[str, Any]:
     text = draw(st.text(max_size=30))
-    if draw(st.booleans()):
+    form = draw(st.sampled_from(["plain", "responses", "chat"]))
+    if form == "plain":
         return {"role": "assistant", "content": text}
-    return {
+    item = {
         "type": "message",
         "role": "assistant",
         "status": "completed",
-        "id": _next("msg"),
+        "id": _next("msg") if form == "responses" else _CHAT_ID,
         "content": [{"type": "output_text", "text": text, "annotations": []}],
     }
+    if form == "chat":
+        item["provider_data"] = _chat_data()
+    return item
 
 
 @st.composite
@@ -57,6 +72,8 @@ def tool_round(draw: st.DrawFn) -> list[dict[str, Any]]:
                     "arguments": json.dumps({"q": draw(st.text(max_size=8))}),
                 }
             )
+            if draw(st.integers(0, 3)) == 0:  # as OpenAIChatCompletionsModel stores it
+                calls[-1] |= {"id": _CHAT_ID, "provider_data": _chat_data()}
         else:
             calls.append({"type": "custom_tool_call", "call_id": call_id, "name": "grep",
                           "input": draw(st.text(max_size=8))})
@@ -118,6 +135,31 @@ def messy_history(draw: st.DrawFn) -> list[dict[str, Any]]:
         elif len(items) >= 2:
             i = min(pos, len(items) - 2)
             items[i], items[i + 1] = items[i + 1], items[i]
+    return items
+
+
+@st.composite
+def hard_history(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """A history real agents produce on bad days, still well formed for the API once
+    pending calls are set aside: calls that never get an output (an approval that never
+    comes, a crashed tool) and outputs that arrive in a later turn than their call."""
+    items = draw(history(max_turns=10))
+    starts = [i for i, it in enumerate(items) if it.get("role") == "user"]
+    for _ in range(draw(st.integers(1, 3))):
+        if not starts:
+            break
+        kind = draw(st.sampled_from(["pending", "late"]))
+        where = draw(st.sampled_from(starts))
+        call_id = _next("hard")
+        new_call = {"type": "function_call", "call_id": call_id, "name": "issue_refund",
+                    "arguments": "{}"}
+        items.insert(where + 1, new_call)
+        if kind == "late":  # its output lands in a later turn (or at the very end)
+            later = [s + 1 for s in starts if s > where] + [len(items)]
+            pos = draw(st.sampled_from(later))
+            items.insert(min(pos + 1, len(items)), {"type": "function_call_output",
+                                                     "call_id": call_id, "output": "late"})
+        starts = [i for i, it in enumerate(items) if it.get("role") == "user"]
     return items
 
 

@@ -98,3 +98,34 @@ def test_memory_truth_benchmark_runs_and_reports_the_targets():
                      "--max-turns", "30", "--strategy", "summarize:2/4",
                      "--strategy", "trim:4+state")
     assert out.count("target:") == 4 and "stale-as-current" in out
+
+
+def test_recovery_benchmark_runs_and_reports_seconds_after_a_sigkill():
+    out = run_script("benchmarks/bench_recovery.py", "--backends", "sqlite", "--repeat", "1")
+    row = next(line for line in out.splitlines() if line.startswith("sqlite"))
+    fastest = float(row.split()[1])
+    assert fastest < 30 and row.split()[-1] == "True"  # recovered inside the lease TTL
+
+
+def load_run_script():
+    import importlib.machinery
+    import importlib.util
+
+    loader = importlib.machinery.SourceFileLoader("ctxlab_run_script", str(ROOT / "run"))
+    spec = importlib.util.spec_from_loader(loader.name, loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def test_run_lab_serves_the_repository_root_and_opens_the_first_lesson(monkeypatch, capsys):
+    script = load_run_script()
+    monkeypatch.setattr(script.os, "geteuid", lambda: 1000)
+    args = script.lab_command(["--port", "9999"])
+    assert f"--ServerApp.root_dir={ROOT}" in args
+    assert "--LabApp.default_url=/lab/tree/notebooks/00_quickstart.ipynb" in args
+    assert "--allow-root" not in args and args[-2:] == ["--port", "9999"]
+    assert (ROOT / script.FIRST_LESSON).exists()
+    monkeypatch.setattr(script.os, "geteuid", lambda: 0)
+    args = script.lab_command([])
+    assert "--allow-root" in args and "running as root" in capsys.readouterr().out

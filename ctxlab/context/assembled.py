@@ -25,7 +25,8 @@ class AssembledContext:
 
     ``floor`` is what can never be dropped (instructions, tool schemas, preamble, the
     current turn); ``dropped`` says, in order, what was left out to meet ``budget`` and
-    ``shortened`` which turns were shortened role-aware (0 = oldest earlier turn).
+    ``shortened`` which earlier turns were shortened role-aware, counted back from the newest
+    (0 = the newest earlier turn).
     ``repaired`` counts items removed because the API would reject them (orphan outputs,
     unanswered calls, dangling reasoning in the input).
     """
@@ -66,14 +67,25 @@ class AssembledContext:
             raise ValueError(f"unknown section {section!r}; expected one of {', '.join(SECTIONS)}")
         return [it for it, s in zip(self.items, self.item_sections, strict=True) if s == section]
 
-    def table(self, width: int = 60) -> str:
-        """A fixed-width breakdown: sections, then the items with their section and tokens."""
+    def table(self, width: int = 60, *, max_items: int | None = None) -> str:
+        """A fixed-width breakdown: sections, then the items with their section and tokens
+        (with ``max_items``, only the first and last few, and a line saying how many were
+        left out; ``max_items=0`` shows the sections only)."""
         lines = [f"{'section':<17} {'tokens':>7}"]
         lines += [f"{name:<17} {self.sections[name]:>7}" for name in SECTIONS]
         lines.append(f"{'total':<17} {self.total:>7}  (budget {self.budget}, floor {self.floor})")
-        for n, (item, section) in enumerate(zip(self.items, self.item_sections, strict=True)):
+        rows = list(enumerate(zip(self.items, self.item_sections, strict=True)))
+        shown = rows
+        if max_items is not None and len(rows) > max_items:
+            head = max_items // 2
+            shown = rows[:head] + rows[len(rows) - (max_items - head):] if max_items else []
+        for k, (n, (item, section)) in enumerate(shown):
+            if k and shown[k - 1][0] != n - 1:
+                lines.append(f"    … {n - shown[k - 1][0] - 1} more items …")
             tokens = self.item_tokens[n] if n < len(self.item_tokens) else 0
             lines.append(f"{n:>3} {section:<17} {tokens:>6}  {preview(item_text(item), width)}")
+        if max_items == 0 and rows:
+            lines.append(f"({len(rows)} items; table(max_items=N) lists some)")
         if self.dropped:
             lines.append("dropped: " + "; ".join(self.dropped))
         if self.warning:

@@ -66,7 +66,14 @@ from .sources import (
     retrieved_message,
     state_item,
 )
-from .split import ModelInputParts, split_by_layout, split_model_input
+from .split import (
+    ListTurns,
+    ModelInputParts,
+    TurnSource,
+    split_by_layout,
+    split_model_input,
+    split_tail,
+)
 from .warnings import ContextBudgetWarning
 
 if TYPE_CHECKING:
@@ -130,8 +137,14 @@ async def agent_tools(agent: Any, context: Any = None) -> list[Any]:
     return tools
 
 
-def _turn_span(first: int, n: int) -> str:
-    """"earlier turn 1 of 4" or "earlier turns 1-3 of 4": the oldest ``first`` of ``n``."""
+def _turn_span(first: int, n: int, older: bool = False) -> str:
+    """"earlier turn 1 of 4" or "earlier turns 1-3 of 4": the oldest ``first`` of ``n``; with
+    ``older`` (a long history whose oldest turns were never read) "every earlier turn before
+    the newest 2"."""
+    if older:
+        kept = n - first
+        return ("every earlier turn" if kept == 0
+                else f"every earlier turn before the newest {kept}")
     return f"earlier turn 1 of {n}" if first == 1 else f"earlier turns 1-{first} of {n}"
 
 
@@ -259,11 +272,12 @@ class ContextManager:
     ) -> AssembledContext:
         """Assemble a model input as the Runner passes it (history + new input + run items),
         pulling structured state and retrieved memory from the configured sources."""
-        items = _as_items(items, "items")
-        parts = self._split(items)
+        if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
+            raise ValueError(f"items must be a list of items, got {type(items).__name__}")
+        parts, source = self._split(items)
         state = await self._state()
         blocks = await self._retrieve(parts.new_input_text)
-        return self._build(parts, instructions, self._tools(tools), state, blocks)
+        return self._build(parts, instructions, self._tools(tools), state, blocks, source)
 
     # -- plain use --------------------------------------------------------------------
     def assemble(
@@ -308,19 +322,22 @@ class ContextManager:
             raise ValueError(f"tools must be a list of tools, got {type(tools).__name__}")
         return list(tools)
 
-    def _split(self, items: list[Item]) -> ModelInputParts:
+    def _split(self, items: Sequence[Item]) -> tuple[ModelInputParts, TurnSource]:
         """The input's sections: from the session's served layout when the input starts
-        with what it served, else by turns (and the explicit ``summary_prompts``)."""
+        with what it served, else by turns (and the explicit ``summary_prompts``), reading
+        only the ends of a long history (:func:`~ctxlab.context.split.split_tail`)."""
         served = getattr(self.session, "served_layout", None)
         if callable(served):
             found = served()
             if found is not None:
                 parts = split_by_layout(items, *found)
                 if parts is not None:
-                    return parts
+                    return parts, ListTurns(parts.turns)
                 logger.debug("model input does not start with the session's view; "
                              "splitting by turns")
-        return split_model_input(items, summary_prompts=self.summary_prompts)
+        preamble, summary, source, current = split_tail(items,
+                                                        summary_prompts=self.summary_prompts)
+        return ModelInputParts(preamble, summary, [], current), source
 
     async def _state(self) -> dict[str, Any] | None:
         if self.state is None:
@@ -416,6 +433,27 @@ class ContextManager:
             return items
         return self.compactor.compact(items, keep_recent_turns=0).items  # type: ignore[return-value]
 
+    def _newest_turns(self, source: TurnSource, room: int) -> tuple[list[list[Item]], bool]:
+        """The newest earlier turns that can matter under ``room`` tokens (oldest first),
+        and whether older ones exist beyond them (those are dropped without being read).
+        Turns are taken until even their smallest form (compacted, shortened when
+        role-aware and not protected) overflows ``room``."""
+        picked: list[list[Item]] = []
+        used = 0
+        count = self.counter
+        while True:
+            turn = source.get(len(picked))
+            if turn is None:
+                return picked[::-1], False
+            smallest = self._compact(turn) if self.compactor is not None else turn
+            if self.role_aware and len(picked) >= self.protect_recent_turns:
+                smallest = shrink_turn(smallest, count,
+                                       assistant_max_tokens=self.assistant_max_tokens)
+            picked.append(turn)
+            used += count.items(smallest)
+            if used > room:
+                return picked[::-1], source.get(len(picked)) is not None
+
     def _build(
         self,
         parts: ModelInputParts,
@@ -423,17 +461,10 @@ class ContextManager:
         tools: list[Any],
         state: dict[str, Any] | None,
         blocks: list[RetrievedBlock],
+        source: TurnSource | None = None,
     ) -> AssembledContext:
         count = self.counter
         budget = self.max_tokens
-        turns = [list(t) for t in parts.turns]
-        n = len(turns)
-        # Tool-output compaction, turn by turn (only turns that are counted are compacted):
-        # the newest ``keep_recent_turns`` turns, the current one included, stay untouched.
-        compact_before = n
-        if self.compactor is not None:
-            keep = self.compactor.keep_recent_turns
-            compact_before = n if keep == 0 else max(0, n - (keep - 1))
         preamble = self._compact(list(parts.preamble))
         current = list(parts.current)
         if self.compactor is not None and self.compactor.keep_recent_turns == 0:
@@ -449,6 +480,16 @@ class ContextManager:
         fixed = floor + state_tokens + summary_tokens
         room = budget - fixed  # what the earlier turns and retrieved memory may use
         dropped: list[str] = []
+        if source is None:
+            source = ListTurns(parts.turns)
+        turns, older = self._newest_turns(source, room)
+        n = len(turns)
+        # Tool-output compaction, turn by turn (only turns that are counted are compacted):
+        # the newest ``keep_recent_turns`` turns, the current one included, stay untouched.
+        compact_before = n
+        if self.compactor is not None:
+            keep = self.compactor.keep_recent_turns
+            compact_before = n if keep == 0 else max(0, n - (keep - 1))
 
         def full(i: int) -> int:
             if i < compact_before:
@@ -465,7 +506,7 @@ class ContextManager:
                 break
             used += size
             fits_from = i
-        overflow = fits_from > 0
+        overflow = fits_from > 0 or older
 
         # 1. retrieved memory, least relevant block first
         blocks = list(blocks)
@@ -483,10 +524,11 @@ class ContextManager:
         first, shortened = fits_from, []
         if overflow and self.role_aware:
             first, shortened = self._shorten(turns, tokens, full, room)
-            if first:
-                dropped.append(f"{_turn_span(first, n)} (oldest first, after shortening)")
+            if first or older:
+                dropped.append(f"{_turn_span(first, n, older)} (oldest first, after "
+                               "shortening)")
         elif overflow:
-            dropped.append(f"{_turn_span(first, n)} (oldest first)")
+            dropped.append(f"{_turn_span(first, n, older)} (oldest first)")
         total = fixed + retrieved_tokens + sum(t for t in tokens[first:] if t is not None)
 
         # 4. the summary, then the structured state
@@ -545,7 +587,7 @@ class ContextManager:
             tool_tokens=tool_tokens,
             preamble_tokens=preamble_tokens,
             dropped=tuple(dropped),
-            shortened=tuple(shortened),
+            shortened=tuple(sorted(n - 1 - i for i in shortened)),
             repaired=len(bad),
             warning=warning,
             item_tokens=item_tokens,

@@ -99,8 +99,10 @@ def shrink_turn(
             continue
         if kind == "message" and item.get("role") == "assistant":
             new = shorten_assistant(item, assistant_max_tokens, counter)
-            if drop_id:
-                new.pop("id", None)
+            if drop_id and "id" in new:
+                # Its reasoning is gone, so its id must go too; without an id only the
+                # plain-text form is accepted by both SDK model classes.
+                new = {"role": "assistant", "content": content_text(item.get("content"))}
             out.append(new)
         elif is_output(item) and kind in ("function_call_output", "custom_tool_call_output"):
             text = item_text(item)

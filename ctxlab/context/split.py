@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.items import content_text, is_user_message, item_type
-from ..core.turns import split_turns
+from ..core.turns import split_turns, starts_turn
 
 Item = Mapping[str, Any]
 
@@ -131,3 +131,71 @@ def split_by_layout(
     else:
         current = rest
     return ModelInputParts(preamble=preamble, summary=summary, turns=turns, current=current)
+
+
+class TurnSource:
+    """The earlier turns of a model input, newest first, found only as far as asked:
+    ``get(0)`` is the newest earlier turn, ``get(k)`` the k-th before it, None past the
+    oldest. A long history costs nothing beyond the turns a budget can hold."""
+
+    def get(self, k: int) -> list[Item] | None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class ListTurns(TurnSource):
+    """Turns already split (oldest first)."""
+
+    def __init__(self, turns: Sequence[list[Item]]):
+        self.turns = turns
+
+    def get(self, k: int) -> list[Item] | None:
+        return list(self.turns[-1 - k]) if k < len(self.turns) else None
+
+
+class TurnsBack(TurnSource):
+    """The turns in ``items[lo:hi]`` (``items[lo]`` opens the oldest), found by walking back
+    from ``hi`` over the one turn definition (:func:`ctxlab.core.turns.starts_turn`)."""
+
+    def __init__(self, items: Sequence[Item], lo: int, hi: int):
+        self.items, self.lo, self._pos = items, lo, hi
+        self._found: list[list[Item]] = []
+
+    def get(self, k: int) -> list[Item] | None:
+        items, lo = self.items, self.lo
+        while len(self._found) <= k and self._pos > lo:
+            end = self._pos
+            i = end - 1
+            while i > lo and not starts_turn(items[i]):
+                i -= 1
+            self._found.append(list(items[i:end]))
+            self._pos = i
+        return list(self._found[k]) if k < len(self._found) else None
+
+
+def split_tail(
+    items: Sequence[Item], *, summary_prompts: Iterable[str] = ()
+) -> tuple[list[Item], list[Item], TurnSource, list[Item]]:
+    """``(preamble, summary, earlier turns, current turn)`` of a model input, reading only
+    its two ends: the current turn from the last real user message back, the preamble up
+    to the first one (and a summary pair right after it when ``summary_prompts`` name
+    it). The turns between are walked back on demand (:class:`TurnsBack`)."""
+    n = len(items)
+    last = n - 1
+    while last >= 0 and not starts_turn(items[last]):
+        last -= 1
+    if last < 0:  # no user message at all: everything is preamble
+        return list(items), [], ListTurns([]), []
+    first = 0
+    while not starts_turn(items[first]):
+        first += 1
+    preamble = list(items[:first])
+    summary: list[Item] = []
+    wanted = {p.strip() for p in summary_prompts if isinstance(p, str) and p.strip()}
+    if (wanted and first < last and content_text(items[first].get("content")).strip() in wanted
+            and _is_assistant(items[first + 1])):
+        summary = list(items[first:first + 2])
+        first += 2
+        while first < last and not starts_turn(items[first]):
+            preamble.append(items[first])
+            first += 1
+    return preamble, summary, TurnsBack(items, first, last), list(items[last:])

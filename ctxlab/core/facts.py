@@ -27,6 +27,31 @@ What counts as a fact (:data:`FACT_KINDS`):
 ``reservation`` a six-character code after *reservation*, *booking* or *confirmation*
 =============== ===================================================================
 
+Chinese text
+------------
+Each kind is also found after its usual Chinese label, with or without a colon or 是/为
+between them: 工单号 (``ticket``), 序列号 / 串号 (``serial``), 固件版本 (``firmware``, also a
+``v1.0.3`` right next to Chinese characters), 错误代码 / 错误码 / 故障码 / 报错 (``error_code``,
+also an HTTP status after 出现 / 提示 / 返回 or before 错误), 订单号 (``order``), 返修单号
+(``rma``) and 预约号 (``reservation``). E-mail addresses and prefixed codes (``TCK-48213``)
+need no label in any language.
+
+Three more kinds are found only when asked for by name (``kinds=ALL_FACT_KINDS`` or, say,
+``kinds=["model"]``; :data:`EXTRA_FACT_KINDS`), so code written for :data:`FACT_KINDS`
+sees exactly what it saw before:
+
+=============== ===================================================================
+``model``       a product model such as ``BCD-123`` after 型号 / 机型 (or *model*), with
+                at least one letter and one digit
+``phone``       a mainland-China mobile number (``13812345678``, ``138-1234-5678``,
+                ``+86 138 1234 5678``) anywhere, or a landline after 电话 / 手机 / 联系方式
+``date``        ``12月14日``, ``2025年12月14日``, ``12月14号``, or an ISO date
+                ``2025-12-14`` (not a timestamp)
+=============== ===================================================================
+
+:data:`FACT_LABELS` says how each kind reads in an English sentence and
+:data:`FACT_LABELS_ZH` in a Chinese one (:func:`fact_label` picks by language).
+
 Values are reported exactly as written (``value`` is a substring of the item's text), so
 an answer that quotes a value can always be traced back to the input. Where two patterns
 match the same characters, the more specific one wins and the span is reported once.
@@ -55,6 +80,13 @@ FACT_KINDS: tuple[str, ...] = (
     "reservation",
 )
 
+#: Kinds found only when asked for by name (see the module docstring): every consumer of
+#: :data:`FACT_KINDS` keeps seeing exactly those kinds.
+EXTRA_FACT_KINDS: tuple[str, ...] = ("model", "phone", "date")
+
+#: Every kind :func:`find_facts` can look for.
+ALL_FACT_KINDS: tuple[str, ...] = FACT_KINDS + EXTRA_FACT_KINDS
+
 #: How each kind reads in a sentence ("your ticket number", "your serial number", ...).
 FACT_LABELS: dict[str, str] = {
     "ticket": "ticket number",
@@ -65,7 +97,38 @@ FACT_LABELS: dict[str, str] = {
     "order": "order number",
     "rma": "RMA number",
     "reservation": "reservation code",
+    "model": "model number",
+    "phone": "phone number",
+    "date": "date",
 }
+
+#: How each kind reads in a Chinese sentence ("您的工单号", "您的序列号", ...).
+FACT_LABELS_ZH: dict[str, str] = {
+    "ticket": "工单号",
+    "serial": "序列号",
+    "firmware": "固件版本",
+    "error_code": "错误代码",
+    "email": "邮箱",
+    "order": "订单号",
+    "rma": "返修单号",
+    "reservation": "预约号",
+    "model": "型号",
+    "phone": "手机号",
+    "date": "日期",
+}
+
+_LABELS_BY_LANGUAGE: dict[str, dict[str, str]] = {"en": FACT_LABELS, "zh": FACT_LABELS_ZH}
+
+
+def fact_label(kind: str, language: str = "en") -> str:
+    """How ``kind`` reads in a sentence of ``language`` (``"en"`` or ``"zh"``)."""
+    if language not in _LABELS_BY_LANGUAGE:
+        raise ValueError(f"language must be one of {', '.join(_LABELS_BY_LANGUAGE)}, "
+                         f"got {language!r}")
+    if kind not in ALL_FACT_KINDS:
+        raise ValueError(f"unknown fact kind {kind!r}; expected one of: "
+                         f"{', '.join(ALL_FACT_KINDS)}")
+    return _LABELS_BY_LANGUAGE[language][kind]
 
 #: ``Found.index`` of a fact found in the system instructions rather than in an item.
 INSTRUCTIONS_INDEX = -1
@@ -118,6 +181,23 @@ _HTTP_ERRORS = r"(?:400|401|403|404|408|429|500|502|503|504)"
 _UNIT_AFTER = r"(?!\s*(?:%|[KMGT]B\b|[kmgt]b\b|ms\b|mAh\b|rpm\b|Hz\b|nits\b|°))"
 
 
+# Chinese text: a label, then optional punctuation and a verb (是, 为, 升级到, ...). Values end
+# at an ASCII boundary only, since a Chinese character may follow directly ("BCD-123的").
+_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_ZH_PUNCT = r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20"
+_ZH_VERB = r"(?:是|为|叫|现在是|目前是|显示为?|升级到|更新到|升到|改为|改成|换成|变成)了?"
+_ZH_SEP = (r"[ \t:：=＝#＃]*(?:" + _ZH_VERB + r"[ \t:：]*)?"
+           r"[\"'\u201c\u201d\u300c\u300d\u300e\u300f]?[ \t]*")
+_ZH_NUMBER_WORDS = r"(?:号码|编号|号|码|ID|id)?"
+_NEAR_CJK = r"(?<=[" + _CJK + _ZH_PUNCT + r"])"
+_MOBILE = r"(?:\+?86[- ]?)?1[3-9]\d(?:[- ]?\d{4}){2}"
+
+
+def _zh(labels: str) -> str:
+    """A Chinese label group followed by the separator."""
+    return r"(?:" + labels + r")" + _ZH_NUMBER_WORDS + _ZH_SEP
+
+
 def _has_digits(n: int) -> Callable[[str], bool]:
     return lambda value: sum(ch.isdigit() for ch in value) >= n
 
@@ -126,6 +206,10 @@ def _mixed_code(value: str) -> bool:
     letters = sum(ch.isalpha() for ch in value)
     digits = sum(ch.isdigit() for ch in value)
     return letters >= 2 and digits >= 2
+
+
+def _letter_and_digit(value: str) -> bool:
+    return any(ch.isalpha() for ch in value) and any(ch.isdigit() for ch in value)
 
 
 @dataclass(frozen=True)
@@ -189,12 +273,43 @@ _PATTERNS: tuple[_Pattern, ...] = (
         + r"([A-Z0-9]{6})"
         + _R,
     ),
+    # Chinese labels (they never match English text, so English results are unchanged).
+    _p("ticket", _zh("工单|服务单|报修单|维修单|受理单|投诉单")
+       + r"((?:[A-Z]{2,5}-)?\d{4,10})" + _R),
+    _p("serial", _zh("机身序列号|序列号|串号|机身码|S/N") + r"([A-Z0-9][A-Z0-9-]{4,22}[A-Z0-9])"
+       + _R, _has_digits(1)),
+    _p("model", _zh("产品型号|设备型号|型号|机型")
+       + r"([A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)*)" + _R, _letter_and_digit),
+    _p("firmware", _zh("固件版本|固件|韧体版本|韧体") + r"([vV]?\d+(?:\.\d+){1,3})"
+       + r"(?![A-Za-z0-9_-]|\.\d)"),
+    _p("error_code", _zh("错误代码|错误码|故障代码|故障码|报错代码|报错码|报错|错误")
+       + r"(0x[0-9A-Fa-f]{1,8}|[A-Z]{0,3}-?\d{1,6})(?![A-Za-z0-9_-]|[.,]\d)"),
+    _p("order", _zh("订单|订购单") + r"([A-Z0-9][A-Z0-9-]{3,24}[A-Z0-9])" + _R, _has_digits(3)),
+    _p("rma", _zh("返修单|退换货单|换货单|退货单|RMA单") + r"((?i:RMA)?-?\d{4,10})" + _R),
+    _p("reservation", _zh("上门预约|预约|预订|预定") + r"([A-Z0-9]{6})" + _R),
+    _p("phone", _zh("手机号|手机|电话号码|电话|联系电话|联系方式")
+       + r"(" + _MOBILE + r"|0\d{2,3}-?\d{7,8})(?![0-9A-Za-z_-])"),
+    # English bare shapes.
     _p("firmware", r"(?<![\w.-])([vV]\d+(?:\.\d+){1,3})(?![\w-]|\.\d)"),
     _p("serial", _L + r"([A-Z0-9]{10,12})" + _R, _mixed_code),
     _p(
         "error_code",
         r"(?<![\w.:/#$€£-])(" + _HTTP_ERRORS + r")(?![\w-]|[.,:]\d)" + _UNIT_AFTER,
     ),
+    # Bare shapes next to Chinese text, and the extra kinds' own shapes.
+    _p("firmware", _NEAR_CJK + r"([vV]\d+(?:\.\d+){1,3})(?![A-Za-z0-9_-]|\.\d)"),
+    _p("error_code", r"(?:出现|提示|返回|弹出|报)了?[ \t]*(" + _HTTP_ERRORS
+       + r")(?![A-Za-z0-9_-]|[.,:]\d)"),
+    _p("error_code", r"(?<![A-Za-z0-9_.:/#-])(" + _HTTP_ERRORS + r")[ \t]*(?=错误|报错|页面)"),
+    _p(
+        "model",
+        r"(?i:\bmodel)(?:[ _](?i:number|no\.?|#))?" + _SEP
+        + r"([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+|[A-Z]+\d[A-Z0-9]*)" + _R,
+        _letter_and_digit,
+    ),
+    _p("phone", r"(?<![0-9A-Za-z_+-])(" + _MOBILE + r")(?![0-9A-Za-z_-])"),
+    _p("date", r"(?<!\d)((?:\d{4}年)?\d{1,2}月\d{1,2}[日号])"),
+    _p("date", r"(?<![A-Za-z0-9_.-])(\d{4}-\d{2}-\d{2})(?![A-Za-z0-9_-]|[T ]\d{2}:)"),
 )
 
 
@@ -208,8 +323,8 @@ def facts_in_text(
     """Every fact in ``text``, in order of position.
 
     ``index`` and ``source`` are copied into each :class:`Found` (by default the text is
-    treated as system instructions). ``kinds`` limits the search to some of
-    :data:`FACT_KINDS`.
+    treated as system instructions). ``kinds`` names the kinds to report, from
+    :data:`ALL_FACT_KINDS` (default: :data:`FACT_KINDS`).
     """
     if not isinstance(text, str):
         raise TypeError(f"facts_in_text expects a str, got {type(text).__name__}")
@@ -247,12 +362,13 @@ def find_facts(
     (their arguments) and tool outputs are read; reasoning items are not. Facts in
     ``instructions`` come first, with ``index`` :data:`INSTRUCTIONS_INDEX`.
 
-    The result has a key for every requested kind (all of :data:`FACT_KINDS` by default);
-    a kind that does not occur maps to an empty list.
+    The result has a key for every requested kind (all of :data:`FACT_KINDS` by default;
+    ask for :data:`EXTRA_FACT_KINDS` by name, or pass :data:`ALL_FACT_KINDS`); a kind that
+    does not occur maps to an empty list.
     """
     wanted = _check_kinds(kinds)
     sequence = _as_items(items)
-    result: dict[str, list[Found]] = {kind: [] for kind in FACT_KINDS if kind in wanted}
+    result: dict[str, list[Found]] = {kind: [] for kind in ALL_FACT_KINDS if kind in wanted}
     if instructions is not None:
         if not isinstance(instructions, str):
             raise TypeError(
@@ -304,11 +420,11 @@ def _check_kinds(kinds: Iterable[str] | None) -> frozenset[str]:
     if isinstance(kinds, str):
         kinds = [kinds]
     chosen = frozenset(kinds)
-    unknown = sorted(chosen - set(FACT_KINDS))
+    unknown = sorted(chosen - set(ALL_FACT_KINDS))
     if unknown:
         raise ValueError(
             f"unknown fact kind(s) {', '.join(map(repr, unknown))}; "
-            f"expected some of: {', '.join(FACT_KINDS)}"
+            f"expected some of: {', '.join(ALL_FACT_KINDS)}"
         )
     return chosen
 

@@ -40,6 +40,7 @@ ItemKind = Literal[
     "compaction",
     "reference",
     "other",
+    "invalid",
 ]
 
 #: Every value :func:`item_kind` can return, in display order.
@@ -247,6 +248,19 @@ def shape_problem(item: Any) -> str | None:
     it must be a dict, have a known ``type`` (or a ``role``, for untyped messages), carry the
     keys its type requires, and hold content of the right type.
     """
+    if type(item) is dict:  # the shapes the Runner stores, checked in a few lookups
+        raw = item.get("type")
+        if raw is None or raw == "message":
+            if item.get("role") in MESSAGE_ROLES and type(item.get("content")) is str:
+                return None
+        elif raw == "function_call" or raw == "function_call_output":
+            cid = item.get("call_id")
+            if type(cid) is str and cid and (
+                (raw == "function_call" and type(item.get("name")) is str
+                 and type(item.get("arguments")) is str)
+                or (raw == "function_call_output" and type(item.get("output")) is str)
+            ):
+                return None
     if not isinstance(item, Mapping):
         return f"expected a dict (a Responses input item), got {type(item).__name__}"
     raw_type = item.get("type")
@@ -304,7 +318,125 @@ def _message_problem(item: Mapping[str, Any]) -> str | None:
     for n, part in enumerate(content):
         if not isinstance(part, Mapping) or not isinstance(part.get("type"), str):
             return f"{role} message content part {n} is not a dict with a string 'type'"
+        kind = part["type"]
+        if kind not in CONTENT_PART_TYPES:
+            return (f"{role} message content part {n} has unknown type {kind!r} (expected one "
+                    f"of {', '.join(sorted(CONTENT_PART_TYPES))})")
+        field = CONTENT_PART_TYPES[kind]
+        if field is not None and not isinstance(part.get(field), str):
+            return (f"{role} message content part {n} ({kind}) needs a string {field!r}, got "
+                    f"{type(part.get(field)).__name__}")
     return None
+
+
+#: Message content part types the Responses API accepts, with the key that must hold a
+#: string (None: no text key).
+CONTENT_PART_TYPES: dict[str, str | None] = {
+    "input_text": "text",
+    "output_text": "text",
+    "refusal": "refusal",
+    "input_image": None,
+    "input_file": None,
+    "input_audio": None,
+    "summary_text": "text",
+    "reasoning_text": "text",
+}
+
+#: How deep an item may nest (dicts and lists) before it is refused.
+MAX_DEPTH = 64
+#: Integers beyond this magnitude do not survive most JSON parsers (64-bit).
+MAX_INT = 2**63 - 1
+
+
+def json_problem(value: Any, *, max_depth: int = MAX_DEPTH) -> str | None:
+    """Why ``value`` is not plain JSON that every store and the API accept, or None.
+
+    Refused: values of other types (datetime, bytes, set, custom objects), dict keys that
+    are not strings, integers beyond 64 bits, NaN and infinities, strings with lone
+    surrogates (not encodable as UTF-8), nesting deeper than ``max_depth``, and circular
+    references. The answer names where the problem is (``content[0].text``).
+    """
+    if type(value) is dict and all(
+        type(k) is str and ((type(v) is str and v.isascii()) or v is None or type(v) is bool)
+        for k, v in value.items()
+    ):
+        return None  # flat, ASCII strings only: JSON as it is (the common case, made cheap)
+    stack: set[int] = set()
+
+    def walk(node: Any, path: str, depth: int) -> str | None:
+        cls = type(node)
+        if node is None or cls is bool:
+            return None
+        if cls is str:
+            try:
+                node.encode("utf-8")
+            except UnicodeEncodeError:
+                return f"{path or 'value'} is a string with a lone surrogate (not valid UTF-8)"
+            return None
+        if cls is int:
+            if abs(node) > MAX_INT:
+                return f"{path or 'value'} is an integer too large for JSON (beyond 64 bits)"
+            return None
+        if cls is float:
+            if node != node or node in (float("inf"), float("-inf")):
+                return f"{path or 'value'} is {node!r}, which JSON cannot represent"
+            return None
+        if isinstance(node, (Mapping, list, tuple)):
+            if depth >= max_depth:
+                return f"{path or 'value'} nests deeper than {max_depth} levels"
+            if id(node) in stack:
+                return f"{path or 'value'} contains a circular reference"
+            stack.add(id(node))
+            try:
+                if isinstance(node, Mapping):
+                    for key, child in node.items():
+                        if not isinstance(key, str):
+                            return (f"{path or 'value'} has a key that is not a string: "
+                                    f"{key!r} ({type(key).__name__})")
+                        found = walk(child, f"{path}.{key}" if path else key, depth + 1)
+                        if found:
+                            return found
+                else:
+                    for n, child in enumerate(node):
+                        found = walk(child, f"{path}[{n}]", depth + 1)
+                        if found:
+                            return found
+            finally:
+                stack.discard(id(node))
+            return None
+        if isinstance(node, (int, float, str)):  # subclasses (enums, numpy scalars, ...)
+            return walk(_plain(node), path, depth)
+        return (f"{path or 'value'} is a {cls.__name__}, which is not JSON "
+                "(convert it to a string, number, list or dict first)")
+
+    return walk(value, "", 0)
+
+
+def _plain(value: Any) -> Any:
+    for base in (bool, int, float, str):
+        if isinstance(value, base):
+            return base(value)
+    return value
+
+
+#: ``type`` of the placeholder a store puts where it read an entry that is not an item
+#: (another writer's junk: not JSON, not a dict). It is kept so positions stay aligned, and
+#: never shown to the model.
+INVALID_TYPE = "ctxlab.invalid"
+
+
+def invalid_entry(raw: Any, why: str) -> dict[str, Any]:
+    """The placeholder for a stored entry that is not a valid item."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else repr(raw)
+    return {"type": INVALID_TYPE, "why": why, "raw": text[:200]}
+
+
+def item_problem(item: Any) -> str | None:
+    """Why a *stored* entry cannot be shown to the model, or None (see :func:`shape_problem`;
+    placeholders from :func:`invalid_entry` carry their reason)."""
+    if isinstance(item, Mapping) and item.get("type") == INVALID_TYPE:
+        return str(item.get("why", "not an item"))
+    return shape_problem(item)
 
 
 def unknown_keys(item: Mapping[str, Any]) -> list[str]:

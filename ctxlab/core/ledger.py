@@ -153,8 +153,8 @@ class Ledger(Sequence[LedgerEntry]):
             )
             lines.append(f"{'':>41}  ↳ {e.reason}")
         counts = ", ".join(f"{n} {s}" for s, n in self.counts().items() if n)
-        lines.append(f"{len(self)} entries: {counts}; view {self.view_tokens} of "
-                     f"{self.raw_tokens} stored tokens")
+        lines.append(f"{len(self)} entries: {counts}; the model is sent {self.view_tokens} "
+                     f"tokens ({self.raw_tokens} stored)")
         return "\n".join(lines)
 
     def __repr__(self) -> str:

@@ -1,20 +1,41 @@
 """The untrimmed log of a session, with the indexes a view needs kept up to date.
 
 Appending is O(items added); the questions a memory strategy asks on every model call
-(where do the last N turns start? how many tokens from index i to the end?) are answered
-in O(1) or O(log n) without rescanning the log.
+(where do the last N turns start? how many tokens from index i to the end? which call does
+this output answer?) are answered in O(1) or O(log n) without rescanning the log.
+
+Token counts are computed on first use and then kept (a trimming window that never asks
+about tokens never pays for exact counting), and so are the model-safe copies of items
+(the key-filtered form sent to the model), so serving a view copies each item once.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Mapping
+from array import array
+from bisect import bisect_right
+from collections.abc import Container, Iterable, Mapping
 from typing import Any
 
 from .digest import EMPTY_DIGEST, extend_digest
-from .items import is_call, is_output, item_kind, pair_key
+from .items import (
+    allowed_keys,
+    clone,
+    is_call,
+    is_model_emitted,
+    is_output,
+    item_kind,
+    item_problem,
+    item_type,
+    pair_key,
+)
 from .tokens import TokenCounter
 from .turns import starts_turn
+
+_UNCOUNTED = -1
+_NONE = -1  # no partner
+_NOT_EMITTED = frozenset({"reasoning", "tool_output", "invalid", "other"})
+_NESTED = (dict, list, tuple)
+_MESSAGE_KINDS = frozenset({"user", "assistant", "system", "developer"})
 
 
 class RawLog:
@@ -23,48 +44,93 @@ class RawLog:
     the same call id still waiting for one, as :func:`ctxlab.core.validate.pair_calls` does)."""
 
     __slots__ = (
-        "_chain", "_counter", "_items", "_keys", "_kinds", "_partner", "_prefix", "_starts",
-        "_tokens", "_waiting", "version",
+        "_chain", "_counted", "_counter", "_invalid", "_items", "_keys", "_kinds",
+        "_partner", "_prefix", "_reasoning_run", "_safe", "_starts", "_suspect", "_tokens",
+        "_waiting", "version",
     )
 
     def __init__(self, counter: TokenCounter):
         self._counter = counter
         self._items: list[dict[str, Any]] = []
         self._kinds: list[str] = []
-        self._tokens: list[int] = []
-        self._prefix: list[int] = [0]  # _prefix[i] = tokens of items[:i]
+        self._tokens = array("i")  # _UNCOUNTED until first asked (4 bytes per item)
+        self._prefix: list[int] = [0]  # _prefix[i] = tokens of items[:i], for i <= _counted
+        self._counted = 0  # how far _prefix is filled
+        self._safe: list[tuple[dict[str, Any], bool] | None] = []  # (model-safe, flat), lazily
         self._starts: list[int] = []  # indices of real user messages
         self._chain: list[str] = [EMPTY_DIGEST]  # _chain[i] = digest of items[:i], lazily
         self._keys: list[tuple[str, str] | None] = []  # pair key of each call / output
-        self._partner: list[int | None] = []  # call <-> output index, None if unmatched
+        self._partner = array("i")  # call <-> output index, _NONE if unmatched
         self._waiting: dict[tuple[str, str], int] = {}  # calls still waiting for an output
+        self._invalid: dict[int, str] = {}  # index -> why a stored entry is not an item
+        # Indices a view must look at before sending (everything else is known to be fine
+        # wherever whole turns are shown): junk, calls without an output yet, outputs
+        # without a call, a call and its output in different turns, reasoning whose
+        # follower is missing, not model-emitted or itself suspect.
+        self._suspect: set[int] = set()
+        self._reasoning_run: list[int] = []  # reasoning items waiting for their follower
         self.version = 0  # bumped on every change
 
     # -- changes ---------------------------------------------------------------------
-    def extend(self, items: Iterable[dict[str, Any]]) -> None:
-        """Append items that were already checked and copied."""
-        count = self._counter.count_item
+    def extend(self, items: Iterable[dict[str, Any]], *, checked: Container[int] = ()) -> None:
+        """Append items (already copied). Items whose ``id()`` is in ``checked`` were
+        validated by the caller; every other one (another writer's) is checked here, and
+        junk is kept in place but marked invalid."""
         for item in items:
-            index = len(self._items)
-            tokens = count(item)
-            self._items.append(item)
-            self._kinds.append(item_kind(item))
-            self._tokens.append(tokens)
-            self._prefix.append(self._prefix[-1] + tokens)
-            if starts_turn(item):
-                self._starts.append(index)
-            key = pair_key(item)
-            self._keys.append(key)
-            self._partner.append(None)
-            if key is not None:
-                if is_call(item):
-                    self._waiting[key] = index
-                elif is_output(item):
-                    call = self._waiting.pop(key, None)
-                    if call is not None:
-                        self._partner[index], self._partner[call] = call, index
+            self._append(item, None if id(item) in checked else item_problem(item))
         self.version += 1
 
+    def _append(self, item: dict[str, Any], problem: str | None) -> None:
+        index = len(self._items)
+        self._items.append(item)
+        self._tokens.append(_UNCOUNTED)
+        self._safe.append(None)
+        self._partner.append(_NONE)
+        suspect = self._suspect
+        if problem is not None:  # another writer's junk: kept in place, never shown
+            self._invalid[index] = problem
+            self._kinds.append("invalid")
+            self._keys.append(None)
+            suspect.add(index)
+            return
+        kind = item_kind(item)
+        if kind in _MESSAGE_KINDS:  # the common case: no pairing, one lookup each
+            emitted, key = kind == "assistant", None
+            if kind == "user" and starts_turn(item):  # the one definition of a turn
+                self._starts.append(index)
+        else:
+            emitted = is_model_emitted(item)
+            key = pair_key(item)
+        self._kinds.append(kind)
+        self._keys.append(key)
+        if kind == "reasoning":
+            suspect.add(index)
+            self._reasoning_run.append(index)
+            return
+        run, self._reasoning_run = self._reasoning_run, []
+        calls = key is not None and kind == "tool_call"
+        if calls:
+            self._waiting[key] = index  # type: ignore[index]
+            suspect.add(index)  # until its output arrives; reasoning before it follows it
+        elif key is not None and kind == "tool_output":
+            call = self._waiting.pop(key, None)
+            if call is None:
+                suspect.add(index)  # an output without its call
+            else:
+                self._partner[index], self._partner[call] = call, index
+                if bisect_right(self._starts, call) == bisect_right(self._starts, index):
+                    suspect.discard(call)  # paired inside one turn: fine
+                    self._clear_reasoning_before(call)
+                else:
+                    suspect.add(index)  # a late output: the call's turn may be cut off
+        if run and emitted and not calls:
+            suspect.difference_update(run)  # reasoning followed by what it precedes
+
+    def _clear_reasoning_before(self, call: int) -> None:
+        k = call - 1
+        while k >= 0 and self._kinds[k] == "reasoning":
+            self._suspect.discard(k)
+            k -= 1
     def pop(self) -> dict[str, Any] | None:
         """Remove and return the newest item (None when empty)."""
         if not self._items:
@@ -74,42 +140,25 @@ class RawLog:
         return item
 
     def truncate(self, length: int) -> None:
-        """Keep only the first ``length`` items (no-op when the log is not longer)."""
+        """Keep only the first ``length`` items (no-op when the log is not longer). The
+        indexes are rebuilt from the kept items (truncation is rare: pops, rollbacks)."""
         if length < 0:
             raise ValueError(f"length must be >= 0, got {length}")
         if length >= len(self._items):
             return
-        for index in range(len(self._items) - 1, length - 1, -1):  # undo the pairing
-            key = self._keys[index]
-            if key is None:
-                continue
-            partner = self._partner[index]
-            if is_output(self._items[index]) and partner is not None:
-                self._partner[partner] = None
-                self._waiting[key] = partner  # the call waits again
-            elif self._waiting.get(key) == index:
-                del self._waiting[key]
-        del self._keys[length:]
-        del self._partner[length:]
-        del self._items[length:]
-        del self._kinds[length:]
-        del self._tokens[length:]
-        del self._prefix[length + 1:]
-        del self._starts[bisect_left(self._starts, length):]
-        del self._chain[length + 1:]
-        self.version += 1
+        items = self._items[:length]
+        invalid = {i: why for i, why in self._invalid.items() if i < length}
+        tokens, safe = self._tokens[:length], self._safe[:length]
+        chain = self._chain[: length + 1]
+        version = self.version
+        self.__init__(self._counter)  # type: ignore[misc]
+        for index, item in enumerate(items):
+            self._append(item, invalid.get(index))
+        self._tokens, self._safe, self._chain = tokens, safe, chain
+        self.version = version + 1
 
     def clear(self) -> None:
-        self._keys.clear()
-        self._partner.clear()
-        self._waiting.clear()
-        self._items.clear()
-        self._kinds.clear()
-        self._tokens.clear()
-        self._prefix[:] = [0]
-        self._starts.clear()
-        self._chain[:] = [EMPTY_DIGEST]
-        self.version += 1
+        self.truncate(0)
 
     # -- questions -------------------------------------------------------------------
     def __len__(self) -> int:
@@ -126,8 +175,47 @@ class RawLog:
     def kind(self, index: int) -> str:
         return self._kinds[index]
 
+    def emitted(self, index: int) -> bool:
+        """True for an item the model emits (one a reasoning item may precede)."""
+        kind = self._kinds[index]
+        if kind in _MESSAGE_KINDS:
+            return kind == "assistant"
+        return kind not in _NOT_EMITTED and is_model_emitted(self._items[index])
+
+    def safe_entry(self, index: int) -> tuple[dict[str, Any], bool]:
+        """``(model-safe item, flat)``: see :meth:`safe` and :meth:`safe_copy`."""
+        found = self._safe[index]
+        if found is None:
+            item = self._items[index]
+            allowed = allowed_keys(item_type(item))
+            safe = item if all(k in allowed for k in item) else {
+                k: v for k, v in item.items() if k in allowed}  # shares values: never handed out
+            flat = not any(type(v) in _NESTED for v in safe.values())
+            found = self._safe[index] = (safe, flat)
+        return found
+
+    def safe(self, index: int) -> dict[str, Any]:
+        """The item with only the keys the Responses schema allows (computed once; it may be
+        the stored item itself: never hand it out without copying, see :meth:`safe_copy`)."""
+        return self.safe_entry(index)[0]
+
+    def safe_copy(self, index: int) -> dict[str, Any]:
+        """A fresh copy of :meth:`safe`: one C-level ``dict()`` for flat items (every value a
+        string, number, bool or None: what the Runner stores for calls, outputs and plain
+        messages), a deep copy otherwise."""
+        safe, flat = self._safe[index] or self.safe_entry(index)
+        return dict(safe) if flat else clone(safe)  # type: ignore[no-any-return]
+
     def tokens(self, index: int) -> int:
-        return self._tokens[index]
+        value = self._tokens[index]
+        if value == _UNCOUNTED:
+            value = 0 if index in self._invalid else self._counter.count_item(self._items[index])
+            self._tokens[index] = value
+        return value
+
+    def problem(self, index: int) -> str | None:
+        """Why the stored entry at ``index`` is not a valid item (None when it is)."""
+        return self._invalid.get(index)
 
     def count_item(self, item: Mapping[str, Any]) -> int:
         """Tokens of an item that is not in the log (a summary), with the log's counter."""
@@ -139,15 +227,30 @@ class RawLog:
 
     def call_of(self, index: int) -> int | None:
         """The index of the call that tool output ``index`` answers (None: no such call)."""
-        return self._partner[index] if is_output(self._items[index]) else None
+        partner = self._partner[index]
+        return partner if partner != _NONE and is_output(self._items[index]) else None
 
     def output_of(self, index: int) -> int | None:
         """The index of the output that answers tool call ``index`` (None: none yet)."""
-        return self._partner[index] if is_call(self._items[index]) else None
+        partner = self._partner[index]
+        return partner if partner != _NONE and is_call(self._items[index]) else None
+
+    def suspects(self) -> set[int]:
+        """Indices a view must check before sending them (see ``__init__``); do not mutate."""
+        return self._suspect
+
+    def key(self, index: int) -> tuple[str, str] | None:
+        """The pair key of a call or output (None for other items and anonymous calls)."""
+        return self._keys[index]
+
+    def partner(self, index: int) -> int | None:
+        """The matching call of an output, or output of a call (None: unmatched)."""
+        partner = self._partner[index]
+        return None if partner == _NONE else partner
 
     def digest(self, end: int | None = None) -> str:
-        """Content digest of ``items[:end]`` (see :mod:`ctxlab.core.digest`); memoized, so asking
-        again after appends only hashes the new items."""
+        """Content digest of ``items[:end]`` (see :mod:`ctxlab.core.digest`); memoized, so
+        asking again after appends only hashes the new items."""
         end = len(self._items) if end is None else end
         if not 0 <= end <= len(self._items):
             raise ValueError(f"end must be within 0..{len(self._items)}, got {end}")
@@ -156,9 +259,18 @@ class RawLog:
             chain.append(extend_digest(chain[-1], [self._items[len(chain) - 1]]))
         return chain[end]
 
+    def _prefix_to(self, end: int) -> list[int]:
+        """The prefix sums, filled at least up to ``end``."""
+        prefix = self._prefix
+        while self._counted < end:
+            prefix.append(prefix[-1] + self.tokens(self._counted))
+            self._counted += 1
+        return prefix
+
     def tokens_between(self, start: int, end: int) -> int:
-        """Tokens of ``items[start:end]`` in O(1)."""
-        return self._prefix[end] - self._prefix[start]
+        """Tokens of ``items[start:end]`` (O(1) once counted)."""
+        prefix = self._prefix_to(end)
+        return prefix[end] - prefix[start]
 
     @property
     def turn_starts(self) -> list[int]:
@@ -188,9 +300,20 @@ class RawLog:
         """The 0-based index (into :attr:`turn_starts`) of the earliest turn, not before
         ``lo_turn``, from which the rest of the log fits into ``budget`` tokens.
 
-        Returns ``turn_count`` when not even the newest turn fits.
+        Returns ``turn_count`` when not even the newest turn fits. Only the turns from
+        ``lo_turn`` on are counted.
         """
-        total = self._prefix[len(self._items)]
-        threshold = total - budget  # need tokens_before(start) >= threshold
-        prefix = self._prefix
-        return bisect_left(self._starts, threshold, lo=lo_turn, key=lambda s: prefix[s])
+        n = len(self._items)
+        starts = self._starts
+        if lo_turn >= len(starts):
+            return len(starts)
+        # Walk from the newest turn back: only the turns that can fit are counted.
+        used = 0
+        first = len(starts)
+        for k in range(len(starts) - 1, lo_turn - 1, -1):
+            end = starts[k + 1] if k + 1 < len(starts) else n
+            used += sum(self.tokens(i) for i in range(starts[k], end))
+            if used > budget:
+                break
+            first = k
+        return first

@@ -5,8 +5,13 @@ customer record, a tool's JSON grows an extra ``customer_name`` field after an u
 change, and from then on every summary and every log line carries it. A :class:`Redactor`
 runs on each batch a session stores (``redactor=`` on every ctxlab session):
 
-* text rules replace e-mail addresses, phone numbers and payment card numbers (checked with
-  the Luhn algorithm, so order numbers survive) with placeholders such as ``[email]``;
+* text rules replace secrets (OpenAI-style ``sk-...``/``sk-proj-...`` keys, AWS access key
+  ids ``AKIA...``, GitHub tokens, ``Bearer ...`` tokens), e-mail addresses, phone numbers and
+  payment card numbers (checked with the Luhn algorithm, so order numbers survive; also when
+  a card number is stored as a JSON number) with placeholders such as ``[email]``;
+* what the defaults leave alone: names, postal addresses, dates of birth, account or order
+  numbers, IP addresses, free-text secrets such as passwords typed in a sentence. Add
+  :class:`Rule` s or ``drop_fields`` for those;
 * JSON tool outputs are parsed: fields named in ``drop_fields`` are removed wherever they
   occur, and ``allowed_fields`` can pin, per tool, the top-level fields a tool may return,
   so an unexpected new field is removed instead of stored;
@@ -84,8 +89,20 @@ PHONE = Rule(
     _phone_digits_ok,
 )
 
-#: The rules a :class:`Redactor` applies unless told otherwise (cards before phones).
-DEFAULT_RULES: tuple[Rule, ...] = (EMAIL, CARD, PHONE)
+SECRET = Rule(
+    "secret",
+    re.compile(
+        r"(?<![\w-])sk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_\-]{16,}"
+        r"|(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])"
+        r"|(?<![\w])gh[pousr]_[A-Za-z0-9]{30,}"
+        r"|(?i:bearer)\s+[A-Za-z0-9\-._~+/]{12,}=*"
+    ),
+    "[secret]",
+)
+
+#: The rules a :class:`Redactor` applies unless told otherwise (secrets first, cards before
+#: phones).
+DEFAULT_RULES: tuple[Rule, ...] = (SECRET, EMAIL, CARD, PHONE)
 
 
 @runtime_checkable
@@ -136,6 +153,9 @@ class Redactor:
     def _walk(self, value: Any) -> Any:
         if isinstance(value, str):
             return self.redact_text(value)
+        if type(value) is int and CARD in self.rules and luhn_valid(str(abs(value))):
+            self.stats[CARD.name] += 1  # a card number stored as a JSON number
+            return CARD.replacement
         if isinstance(value, list):
             return [self._walk(v) for v in value]
         if isinstance(value, dict):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, get_args
 
 #: Call type -> the output type that answers it (joined by ``call_id``). This mirrors the
@@ -101,14 +101,24 @@ def item_schemas() -> dict[str, ItemSchema]:
     }
 
 
+@lru_cache(maxsize=1)
 def known_types() -> frozenset[str]:
     """Every item ``type`` the installed Responses API accepts as input."""
     return frozenset(item_schemas()) | frozenset(CALL_OUTPUT_TYPES) | frozenset(OUTPUT_CALL_TYPES)
 
 
+#: Keys the Agents SDK itself puts on stored items and handles before a request:
+#: ``OpenAIChatCompletionsModel`` stores ``provider_data`` (the model and response id; for
+#: some providers a thought signature it needs back) and reads it when converting, and
+#: ``OpenAIResponsesModel`` removes it before calling the API. Views keep it.
+SDK_ITEM_KEYS: frozenset[str] = frozenset({"provider_data"})
+
+
+@cache
 def allowed_keys(item_type: str) -> frozenset[str]:
-    """Keys an item of ``item_type`` may carry; anything else is rejected by the API."""
+    """Keys an item of ``item_type`` may carry (its Responses schema plus
+    :data:`SDK_ITEM_KEYS`); anything else is rejected by the API."""
     schema = item_schemas().get(item_type)
     if schema is None:
-        return frozenset({"type", "id"})
-    return schema.allowed
+        return frozenset({"type", "id"}) | SDK_ITEM_KEYS
+    return schema.allowed | SDK_ITEM_KEYS

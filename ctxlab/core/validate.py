@@ -2,7 +2,9 @@
 
 The API rejects an input list when a tool output has no call before it, a tool call has
 no output, a reasoning item is not followed by the item it precedes, or an item carries
-keys outside its schema. :func:`validate_items` reports all of these at once;
+keys outside its schema. A message must also be in a form both SDK model classes can send
+(``OpenAIChatCompletionsModel``'s converter rejects a typed assistant message without an
+``id``; see :mod:`ctxlab.core.chat_rules`). :func:`validate_items` reports all of these at once;
 :func:`repair` removes the offending items (what a memory strategy must do to the part of
 the log it shows the model), and :func:`safe_cut` finds where a list can be cut without
 separating such pairs.
@@ -14,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .chat_rules import chat_unsupported, message_form_problem
 from .items import (
     is_call,
     is_model_emitted,
@@ -30,6 +33,8 @@ ProblemCode = Literal[
     "call_without_output",
     "duplicate_call_id",
     "reasoning_without_follower",
+    "message_form",
+    "not_for_chat",
 ]
 
 
@@ -113,18 +118,31 @@ def _reasoning_without_follower(
     return sorted(bad)
 
 
-def validate_items(items: Sequence[Any], *, check_keys: bool = True) -> list[Problem]:
-    """Every way the Responses API would reject ``items``, in index order.
+def validate_items(
+    items: Sequence[Any], *, check_keys: bool = True, for_chat: bool = False
+) -> list[Problem]:
+    """Every way the model APIs would reject ``items``, in index order.
 
-    An empty list means the sequence is valid. ``check_keys=False`` skips the check for
+    An empty list means the sequence is valid for ``OpenAIResponsesModel`` and (for the
+    message forms) ``OpenAIChatCompletionsModel``. ``check_keys=False`` skips the check for
     keys outside the schema (private metadata), for logs that are not sent as they are.
+    ``for_chat=True`` also reports item types only the Responses API has (hosted tool
+    calls, custom tools, ...; code ``not_for_chat``), for a Chat Completions server.
     """
     problems: list[Problem] = []
     for index, item in enumerate(items):
         why = shape_problem(item)
         if why is not None:
             problems.append(Problem(index, "bad_item", why))
-        elif check_keys:
+            continue
+        form = message_form_problem(item)
+        if form is not None:
+            problems.append(Problem(index, "message_form", form))
+        if for_chat:
+            unsupported = chat_unsupported(item)
+            if unsupported is not None:
+                problems.append(Problem(index, "not_for_chat", unsupported))
+        if check_keys:
             extra = unknown_keys(item)
             if extra:
                 problems.append(
@@ -177,14 +195,14 @@ def validate_items(items: Sequence[Any], *, check_keys: bool = True) -> list[Pro
     return problems
 
 
-def is_valid(items: Sequence[Any], *, check_keys: bool = True) -> bool:
+def is_valid(items: Sequence[Any], *, check_keys: bool = True, for_chat: bool = False) -> bool:
     """True when :func:`validate_items` finds nothing."""
-    return not validate_items(items, check_keys=check_keys)
+    return not validate_items(items, check_keys=check_keys, for_chat=for_chat)
 
 
-def assert_valid(items: Sequence[Any], *, check_keys: bool = True) -> None:
+def assert_valid(items: Sequence[Any], *, check_keys: bool = True, for_chat: bool = False) -> None:
     """Raise :class:`InvalidSequenceError` listing every problem, if there is any."""
-    problems = validate_items(items, check_keys=check_keys)
+    problems = validate_items(items, check_keys=check_keys, for_chat=for_chat)
     if problems:
         raise InvalidSequenceError(problems)
 

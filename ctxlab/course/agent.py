@@ -17,7 +17,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from agents import Agent, FunctionTool, function_tool
+from agents import Agent, FunctionTool, ModelSettings, OpenAIChatCompletionsModel, function_tool
 from agents.models.interface import Model
 
 from .backends import Backend, choose_backend
@@ -88,6 +88,7 @@ def make_support_agent(
     name: str = "IT Support",
     instructions: str = SUPPORT_INSTRUCTIONS,
     tools: Sequence[Any] | None = None,
+    model_settings: ModelSettings | None = None,
 ) -> Agent[Any]:
     """The IT-support agent, on the given model.
 
@@ -98,11 +99,22 @@ def make_support_agent(
         name: the agent's name.
         instructions: the system instructions (default :data:`SUPPORT_INSTRUCTIONS`).
         tools: the tools to offer (default :data:`SUPPORT_TOOLS`); pass ``[]`` for none.
+        model_settings: the agent's model settings. Default: the backend's (on an
+            OpenAI-compatible server: usage on streamed runs and a reply cap); for an
+            ``OpenAIChatCompletionsModel`` passed directly, ``include_usage=True`` so that
+            streamed runs report tokens; otherwise the SDK's defaults.
     """
     if model is None:
         model = choose_backend()
+    if model_settings is not None and not isinstance(model_settings, ModelSettings):
+        raise TypeError(
+            f"model_settings must be an agents ModelSettings, got {type(model_settings).__name__}"
+        )
     if isinstance(model, Backend):
+        model_settings = model_settings or model.model_settings
         model = model.model
+    elif model_settings is None and isinstance(model, OpenAIChatCompletionsModel):
+        model_settings = ModelSettings(include_usage=True)
     if isinstance(model, str):
         if not model.strip():
             raise ValueError("model name must not be empty")
@@ -121,4 +133,5 @@ def make_support_agent(
         raise TypeError(f"tools must be a list of tools, got {type(tools).__name__}")
     else:
         tool_list = list(tools)
-    return Agent(name=name, instructions=instructions, model=model, tools=tool_list)
+    return Agent(name=name, instructions=instructions, model=model, tools=tool_list,
+                 model_settings=model_settings or ModelSettings())

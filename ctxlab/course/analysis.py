@@ -1,13 +1,14 @@
 """Questions about a corpus that help choose memory settings.
 
 How many user turns do conversations have? If the model sees only the last ``max_turns``
-turns, how many of the facts a conversation mentioned are still in view at its end?
+turns, how many of the facts a conversation mentioned are still in view at its end? How
+wrong is "characters / 4" as a token count, and how much worse is it for Chinese?
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .corpora import Conversation
@@ -101,3 +102,64 @@ def estimate_error(texts: Iterable[str]) -> EstimateError:
         p95_abs_error=absolute[min(len(absolute) - 1, round(0.95 * (len(absolute) - 1)))],
         worst=(preview(worst[0], 60), worst[1], worst[2]),
     )
+
+
+@dataclass(frozen=True)
+class TokenComparison:
+    """One text counted two ways: exactly (o200k_base) and as ``ceil(chars / 4)``."""
+
+    label: str
+    chars: int
+    exact: int
+    estimate: int
+
+    @property
+    def tokens_per_char(self) -> float:
+        """Exact tokens per character (about 0.25 for English prose, 0.7-0.9 for Chinese)."""
+        return self.exact / self.chars if self.chars else 0.0
+
+    @property
+    def undercount(self) -> float:
+        """How many times more tokens there are than chars/4 says (1.0 = the guess is right)."""
+        return self.exact / self.estimate if self.estimate else 0.0
+
+
+def compare_token_counts(
+    texts: Mapping[str, str], *, encoding: str = "o200k_base"
+) -> list[TokenComparison]:
+    """Count each labelled text exactly and with the chars/4 rule, in the order given.
+
+    >>> rows = compare_token_counts({"en": "Hello there", "zh": "你好"})
+    """
+    import math
+
+    from ..core.tokens import get_token_counter
+
+    if not isinstance(texts, Mapping) or not texts:
+        raise ValueError("texts must be a non-empty dict of label -> text")
+    counter = get_token_counter(encoding)
+    rows = []
+    for label, text in texts.items():
+        if not isinstance(text, str) or not text:
+            raise ValueError(f"text {label!r} must be a non-empty string")
+        rows.append(TokenComparison(str(label), len(text), counter.count(text),
+                                    math.ceil(len(text) / 4)))
+    return rows
+
+
+def _display_width(text: str) -> int:
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def token_comparison_table(rows: Sequence[TokenComparison]) -> str:
+    """:func:`compare_token_counts` rows as a plain-text table (aligned for CJK labels)."""
+    width = max([len("text"), *(_display_width(r.label) for r in rows)])
+    lines = [f"{'text':<{width}}  chars  exact  chars/4  tokens/char  exact / (chars/4)",
+             "-" * (width + 53)]
+    for r in rows:
+        pad = " " * (width - _display_width(r.label))
+        lines.append(f"{r.label}{pad}  {r.chars:>5}  {r.exact:>5}  {r.estimate:>7}  "
+                     f"{r.tokens_per_char:>11.2f}  {r.undercount:>17.2f}")
+    return "\n".join(lines)

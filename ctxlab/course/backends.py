@@ -7,11 +7,14 @@
 * ``OPENAI_BASE_URL``: an OpenAI-compatible server (Ollama, vLLM, llama.cpp server, ...),
   reached through the Chat Completions API; needs ``CTXLAB_MODEL``;
 * ``OPENAI_API_KEY``: the OpenAI Responses API (optional for a base-URL server);
-* ``CTXLAB_MODEL``: the model name (default ``gpt-4.1-mini`` on OpenAI).
+* ``CTXLAB_MODEL``: the model name (default ``gpt-4.1-mini`` on OpenAI);
+* ``CTXLAB_MAX_TOKENS``: the reply cap on an OpenAI-compatible server (default
+  :data:`DEFAULT_COMPATIBLE_MAX_TOKENS`).
 
 With ``auto`` the first that applies wins: a base URL, then an API key, then the offline
 simulator (:class:`ctxlab.course.offline.OfflineSupportModel`). Empty variables count as unset.
-Nothing here opens a connection: clients are only constructed.
+Choosing a backend opens no connection; :func:`describe_backend` asks a compatible server
+``GET /models`` once, and says what is wrong if it does not answer as expected.
 """
 
 from __future__ import annotations
@@ -21,9 +24,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
+from agents import ModelSettings
 from agents.models.interface import Model
 
 from .offline import OFFLINE_MODEL_NAME, OfflineSupportModel
+from .server_check import CompatibleChatModel, ServerCheck, check_server, url_problem
 
 #: Backend names, and the values CTXLAB_BACKEND accepts.
 BACKEND_NAMES: tuple[str, ...] = ("offline", "openai", "openai-compatible")
@@ -35,6 +41,10 @@ DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"
 #: The API key sent to a base-URL server when OPENAI_API_KEY is unset (most local servers
 #: ignore it, but the client requires one).
 PLACEHOLDER_API_KEY = "not-needed"
+
+#: The reply cap (``max_tokens``) the agent sends to an OpenAI-compatible server: small local
+#: models can ramble until their context is full, and the course's replies are short.
+DEFAULT_COMPATIBLE_MAX_TOKENS = 1024
 
 
 class BackendConfigError(ValueError):
@@ -48,6 +58,8 @@ class Backend:
     ``model`` is either an ``agents`` ``Model`` instance or a model name for
     ``Agent(model=...)``; ``model_name`` is its display name; ``description`` is one line
     for the first lesson to print; ``how_to_switch`` says which variables change it.
+    ``model_settings`` are the settings an agent on this backend should use (None: the
+    SDK's defaults); ``base_url`` is the server of an OpenAI-compatible backend.
     """
 
     name: str
@@ -55,6 +67,8 @@ class Backend:
     model_name: str
     description: str
     how_to_switch: str
+    model_settings: ModelSettings | None = None
+    base_url: str | None = None
 
     def __post_init__(self) -> None:
         if self.name not in BACKEND_NAMES:
@@ -66,6 +80,13 @@ class Backend:
                 "Backend model must be an agents Model instance or a model name string, "
                 f"got {type(self.model).__name__}"
             )
+        if self.model_settings is not None and not isinstance(self.model_settings, ModelSettings):
+            raise TypeError(
+                "Backend model_settings must be an agents ModelSettings or None, "
+                f"got {type(self.model_settings).__name__}"
+            )
+        if self.base_url is not None and url_problem(self.base_url) is not None:
+            raise ValueError(f"Backend base_url: {url_problem(self.base_url)}")
 
     @property
     def is_offline(self) -> bool:
@@ -166,16 +187,55 @@ def _compatible(env: Mapping[str, str]) -> Backend:
             f"OPENAI_BASE_URL is set ({base_url}) but CTXLAB_MODEL is not: set CTXLAB_MODEL "
             "to a model the server serves (for Ollama, e.g. llama3.1)"
         )
-    from agents import OpenAIChatCompletionsModel
+    max_tokens = _get(env, "CTXLAB_MAX_TOKENS")
+    if max_tokens and (not max_tokens.isdigit() or int(max_tokens) < 1):
+        raise BackendConfigError(
+            f"CTXLAB_MAX_TOKENS={max_tokens!r} must be a whole number >= 1 (the reply cap)"
+        )
+    return compatible_backend(
+        base_url,
+        model_name,
+        api_key=_get(env, "OPENAI_API_KEY") or None,
+        max_tokens=int(max_tokens) if max_tokens else DEFAULT_COMPATIBLE_MAX_TOKENS,
+    )
+
+
+def compatible_backend(
+    base_url: str,
+    model_name: str,
+    *,
+    api_key: str | None = None,
+    max_tokens: int = DEFAULT_COMPATIBLE_MAX_TOKENS,
+    http_client: httpx.AsyncClient | None = None,
+) -> Backend:
+    """The backend for an OpenAI-compatible server at ``base_url`` serving ``model_name``.
+
+    The agent talks Chat Completions through :class:`~ctxlab.course.server_check.
+    CompatibleChatModel` (the SDK's ``OpenAIChatCompletionsModel``, whose connection errors
+    and 404s name the URL and what to check), asks for usage on streamed runs
+    (``include_usage``) and caps replies at ``max_tokens``. ``http_client`` is passed to
+    ``AsyncOpenAI`` (tests use one on an ``httpx.MockTransport``). No request is made.
+
+    Raises:
+        BackendConfigError: the URL has no scheme or names an endpoint instead of the API
+            root, the model name is empty, or ``max_tokens`` is not a whole number >= 1.
+    """
+    problem = url_problem(base_url)
+    if problem is not None:
+        raise BackendConfigError(problem)
+    if not isinstance(model_name, str) or not model_name.strip():
+        raise BackendConfigError(f"model_name must be a non-empty string, got {model_name!r}")
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+        raise BackendConfigError(f"max_tokens must be a whole number >= 1, got {max_tokens!r}")
     from openai import AsyncOpenAI
 
+    base_url = base_url.strip()
     client = AsyncOpenAI(
-        base_url=base_url, api_key=_get(env, "OPENAI_API_KEY") or PLACEHOLDER_API_KEY
+        base_url=base_url, api_key=api_key or PLACEHOLDER_API_KEY, http_client=http_client
     )
-    model: Any = OpenAIChatCompletionsModel(model=model_name, openai_client=client)
     return Backend(
         name="openai-compatible",
-        model=model,
+        model=CompatibleChatModel(model=model_name, openai_client=client),
         model_name=model_name,
         description=(
             f"openai-compatible: {model_name} at {base_url} through Chat Completions; "
@@ -186,21 +246,63 @@ def _compatible(env: Mapping[str, str]) -> Backend:
             "OpenAI (with OPENAI_API_KEY) or the offline simulator, or set "
             "CTXLAB_BACKEND=offline; then restart the kernel"
         ),
+        model_settings=ModelSettings(include_usage=True, max_tokens=max_tokens),
+        base_url=base_url,
     )
 
 
-def describe_backend(backend: Backend) -> str:
-    """A few lines for the quickstart: which backend, which model, how to switch."""
+#: Server checks already made, by (base URL, model): a server is asked once per process.
+_CHECKS: dict[tuple[str, str], ServerCheck] = {}
+
+
+def server_check(
+    backend: Backend, *, recheck: bool = False, http_client: httpx.Client | None = None
+) -> ServerCheck | None:
+    """The result of ``GET {base_url}/models`` for a compatible backend (None for others).
+
+    Asked once per base URL and model; ``recheck=True`` asks again. ``http_client`` is used
+    for the request (tests pass one on an ``httpx.MockTransport``).
+    """
+    if not isinstance(backend, Backend):
+        raise TypeError(f"server_check expects a Backend, got {type(backend).__name__}")
+    if backend.base_url is None:
+        return None
+    key = (backend.base_url, backend.model_name)
+    if recheck or key not in _CHECKS:
+        client = getattr(backend.model, "_client", None)
+        api_key = getattr(client, "api_key", None)
+        _CHECKS[key] = check_server(
+            backend.base_url,
+            backend.model_name,
+            api_key=None if api_key == PLACEHOLDER_API_KEY else api_key,
+            http_client=http_client,
+        )
+    return _CHECKS[key]
+
+
+def describe_backend(
+    backend: Backend, *, check: bool = True, http_client: httpx.Client | None = None
+) -> str:
+    """A few lines for the quickstart: which backend, which model, how to switch.
+
+    For an OpenAI-compatible server (with ``check=True``) the first call asks the server
+    ``GET /models`` (:func:`server_check`) and adds a line: reachable and serving the model,
+    a ``Problem:`` (unreachable: the URL and "is the server running? does the URL end in
+    /v1?") or a ``Warning:`` (the model is not listed: the models it serves).
+    """
     if not isinstance(backend, Backend):
         raise TypeError(f"describe_backend expects a Backend, got {type(backend).__name__}")
-    return "\n".join(
-        [
-            f"Backend: {backend.name}",
-            f"Model:   {backend.model_name}",
-            f"About:   {backend.description}",
-            f"Switch:  {backend.how_to_switch}",
-        ]
-    )
+    lines = [
+        f"Backend: {backend.name}",
+        f"Model:   {backend.model_name}",
+        f"About:   {backend.description}",
+        f"Switch:  {backend.how_to_switch}",
+    ]
+    if check:
+        found = server_check(backend, http_client=http_client)
+        if found is not None:
+            lines.extend(found.lines())
+    return "\n".join(lines)
 
 
 def default_summarizer(backend: Backend, *, model: str | None = None) -> Any:

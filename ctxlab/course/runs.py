@@ -17,7 +17,7 @@ from typing import Any
 from agents import Agent, RunConfig, Runner
 from agents.run_config import CallModelData, ModelInputData
 
-from ..core.items import clone, is_output, item_kind
+from ..core.items import clone, is_output, item_kind, item_text
 from ..core.tokens import ITEM_OVERHEAD_TOKENS, get_token_counter, tool_schema_text
 
 #: The parts of one model call, in the order a context window is usually laid out.
@@ -181,17 +181,42 @@ def recalled(records: Sequence[TurnRecord], probe: Any) -> bool:
     return probe.expected in records[probe.turn - 1].reply
 
 
+def obtained(records: Sequence[TurnRecord], probe: Any) -> bool:
+    """True when the probe's value entered the conversation before the probe's turn: the
+    customer said it, a tool returned it or the agent stated it. A memory strategy can only
+    *forget* what was obtained; a fact it never got (the agent asked a different question,
+    never called the tool that returns it) is a knock-on effect of earlier forgetting."""
+    for record in records[: probe.turn - 1]:
+        if probe.expected in record.user or probe.expected in record.reply:
+            return True
+        for call in record.calls:
+            if any(probe.expected in item_text(item) for item in call.items):
+                return True
+    return False
+
+
+#: How :func:`probe_table` marks each outcome (plain characters every font has).
+PROBE_MARKS = {"recalled": "✓ recalled", "forgot": "✗ forgot",
+               "never obtained": "○ never obtained"}
+
+
+def probe_outcome(records: Sequence[TurnRecord], probe: Any) -> str:
+    """``recalled``, ``forgot`` (it was in the conversation, the reply lacks it) or
+    ``never obtained`` (it never entered this run's conversation at all)."""
+    if recalled(records, probe):
+        return "recalled"
+    return "forgot" if obtained(records, probe) else "never obtained"
+
+
 def probe_table(records_by_label: Mapping[str, Sequence[TurnRecord]], probes: Sequence[Any]) -> str:
-    """A text table: one row per probe, one column per run (✓ recalled, ✗ not)."""
+    """A text table: one row per probe, one column per run (✓ recalled, ✗ forgot, ○ never
+    obtained: see :func:`probe_outcome`)."""
     labels = list(records_by_label)
-    width = max(12, *(len(label) for label in labels))
+    width = max(16, *(len(label) for label in labels))
     header = f"{'turn':>4}  {'fact':<10}  " + "  ".join(f"{label:^{width}}" for label in labels)
     lines = [header, "-" * len(header)]
     for probe in probes:
-        marks = [
-            "✓ recalled" if recalled(records_by_label[label], probe) else "✗ forgot"
-            for label in labels
-        ]
+        marks = [PROBE_MARKS[probe_outcome(records_by_label[label], probe)] for label in labels]
         lines.append(f"{probe.turn:>4}  {probe.fact:<10}  "
                      + "  ".join(f"{mark:^{width}}" for mark in marks))
     totals = [sum(recalled(records_by_label[label], p) for p in probes) for label in labels]

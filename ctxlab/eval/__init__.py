@@ -3,8 +3,9 @@
 Replay real and planted conversations through every memory strategy, the way the Agents SDK
 Runner writes items, and measure what survives in the model's view:
 
-* cases (:mod:`.cases`, :mod:`.corpus`, :mod:`.planted`): tau-bench, ABCD, the course's
-  seeds, planted-fact conversations, your own logs; each with an answer key and probes;
+* cases (:mod:`.cases`, :mod:`.corpus`, :mod:`.planted`, :mod:`.zh_cases`): tau-bench,
+  ABCD, the course's seeds, Chinese support chats, planted-fact conversations, your own logs;
+  each with an answer key and probes;
 * strategies (:mod:`.strategies`): ``full``, ``trim:N``, ``summarize:K/L``, ``budget:T``,
   ``state``, ``recall`` and their combinations, by spec string;
 * replay (:mod:`.replay`) and metrics (:mod:`.metrics`): fact availability, which value
@@ -56,6 +57,7 @@ from .tables import (
     survival_table,
 )
 from .use import UseRecord, UseTracker, UseVerdict, read_use
+from .zh_cases import ZH_KIND_QUESTIONS, zh_case, zh_cases
 
 __all__ = [
     "CORPUS_HELP",
@@ -64,6 +66,7 @@ __all__ = [
     "OFFLINE_NOTE",
     "REGRESSION_CATEGORIES",
     "RUBRIC",
+    "ZH_KIND_QUESTIONS",
     "Answer",
     "CaseResult",
     "Comparison",
@@ -117,4 +120,6 @@ __all__ = [
     "summary_table",
     "survival_table",
     "sweep",
+    "zh_case",
+    "zh_cases",
 ]

@@ -9,6 +9,9 @@ spec                        cases
 ``abcd``                    the 3 ABCD chats; the facts are the scenario's values
                             (case-insensitive, whole words), probed after the last turn
 ``seed``                    the course's three seed conversations, probed after the end
+``zh``                      the 14 Chinese support conversations written for ctxlab, probed
+                            after the last turn with Chinese questions
+                            (:mod:`ctxlab.eval.zh_cases`)
 ``planted`` ...             planted-fact conversations (:mod:`ctxlab.eval.planted`):
                             ``planted[:N[:MIN-MAX[:SEED]]]``, default ``planted:24:30-90:0``
 a file path                 your own log (JSON/JSONL, Responses items or Chat Completions
@@ -31,14 +34,15 @@ from ..course.corpora import (
 )
 from .cases import EvalCase, case_from_conversation, case_from_items
 from .planted import planted_corpus
+from .zh_cases import zh_cases
 
 #: The corpus names :func:`load_cases` knows (besides file paths).
-CORPUS_NAMES: tuple[str, ...] = ("tau", "abcd", "seed", "planted")
+CORPUS_NAMES: tuple[str, ...] = ("tau", "abcd", "seed", "zh", "planted")
 
 CORPUS_HELP = (
     "tau[:N] (tau-bench airline, 200 transcripts), abcd (3 chats), seed (3 course "
-    "conversations), planted[:N[:MIN-MAX[:SEED]]] (default planted:24:30-90:0), or the path "
-    "of a JSON/JSONL log"
+    "conversations), zh (14 Chinese support chats), planted[:N[:MIN-MAX[:SEED]]] (default "
+    "planted:24:30-90:0), or the path of a JSON/JSONL log"
 )
 
 
@@ -81,10 +85,10 @@ def load_cases(spec: str) -> list[EvalCase]:
     name, _, rest = spec.partition(":")
     if name == "tau":
         return tau_cases(_int(rest, "N", spec) if rest else None)
-    if name in ("abcd", "seed"):
+    if name in ("abcd", "seed", "zh"):
         if rest:
             raise ValueError(f"corpus {spec!r}: {name} takes no argument")
-        return abcd_cases() if name == "abcd" else seed_cases()
+        return {"abcd": abcd_cases, "seed": seed_cases, "zh": zh_cases}[name]()
     if name == "planted":
         parts = rest.split(":") if rest else []
         if len(parts) > 3:

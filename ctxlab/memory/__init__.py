@@ -5,16 +5,38 @@
   :class:`RuleBasedStateExtractor` or an :class:`LLMStateExtractor`, and shows it to the
   model as one compact developer message.
 * :class:`Recall` indexes the turns a session evicted (:class:`FTS5Index`, BM25 scores mapped
-  to 0..1; or :class:`DenseIndex` with the ``ctxlab[embeddings]`` extra) and brings back the
-  whole turns that match a new input, or lets the agent search them with a tool.
+  to 0..1, Chinese indexed as character bigrams; or :class:`DenseIndex` with the
+  ``ctxlab[embeddings]`` extra, or ``DenseIndex("multilingual")`` with the
+  ``ctxlab[multilingual]`` extra) and brings back the whole turns that match a new input,
+  or lets the agent search them with a tool.
 
 Both are sources for :class:`ctxlab.context.ContextManager` (``state=`` and ``retriever=``).
 """
 
-from .dense import DenseIndex, DenseUnavailableError, load_minilm
+from .dense import (
+    DENSE_MODELS,
+    DenseIndex,
+    DenseModel,
+    DenseUnavailableError,
+    MultilingualEncoder,
+    load_dense_model,
+    load_minilm,
+    load_multilingual,
+)
 from .documents import evicted_turns, render_turn, turn_docs
 from .extract import RuleBasedStateExtractor
-from .fts import STOPWORDS, Doc, FTS5Index, FTS5UnavailableError, check_fts5, query_terms
+from .fts import (
+    CJK_PARTICLES,
+    CJK_STOP_CHARS,
+    STOPWORDS,
+    Doc,
+    FTS5Index,
+    FTS5UnavailableError,
+    check_fts5,
+    has_cjk,
+    query_terms,
+    tokenize,
+)
 from .llm_extract import STATE_PROMPT, LLMStateExtractor, StateUpdate, strict_schema
 from .recall import Recall, RecalledTurn, RecallHit, SnippetIndex
 from .render import render_state, state_message
@@ -32,12 +54,16 @@ from .state import (
 from .state_memory import StateExtractor, StateMemory
 
 __all__ = [
+    "CJK_PARTICLES",
+    "CJK_STOP_CHARS",
+    "DENSE_MODELS",
     "LIST_FIELDS",
     "SCALAR_FIELDS",
     "STATE_PROMPT",
     "STOPWORDS",
     "Change",
     "DenseIndex",
+    "DenseModel",
     "DenseUnavailableError",
     "Doc",
     "FTS5Index",
@@ -45,6 +71,7 @@ __all__ = [
     "IssueInfo",
     "LLMStateExtractor",
     "Milestone",
+    "MultilingualEncoder",
     "Recall",
     "RecallHit",
     "RecalledTurn",
@@ -59,11 +86,15 @@ __all__ = [
     "UserProfile",
     "check_fts5",
     "evicted_turns",
+    "has_cjk",
+    "load_dense_model",
     "load_minilm",
+    "load_multilingual",
     "query_terms",
     "render_state",
     "render_turn",
     "state_message",
     "strict_schema",
+    "tokenize",
     "turn_docs",
 ]

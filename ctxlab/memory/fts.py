@@ -25,8 +25,37 @@ so it would only lower every score alike. A query none of whose words is indexed
 nothing. Scores can exceed the reference when a snippet repeats terms or is short; they are
 capped at 1.
 
-Tokens are lower-cased letters and digits (``unicode61`` with diacritics removed), so
-``TCK-48213`` is the two terms ``tck`` and ``48213``.
+Tokens are lower-cased letters and digits with diacritics removed (what SQLite's
+``unicode61`` tokenizer makes of them), so ``TCK-48213`` is the two terms ``tck`` and
+``48213``.
+
+Chinese, Japanese and Korean
+----------------------------
+``unicode61`` splits text at spaces and punctuation, and Chinese has neither between words:
+"我家冰箱型号是BCD-123" would be the two tokens ``我家冰箱型号是bcd`` and ``123``, so a query
+for 型号 finds nothing. SQLite's ``trigram`` tokenizer (3.34+) matches substrings, but only of
+three characters or more, and most Chinese words have two (型号, 冰箱, 工单). So ctxlab
+tokenizes text itself, the way search engines index CJK text without a dictionary: a run of
+CJK characters (Han, kana, Hangul) becomes its overlapping character **bigrams** (冰箱型号 ->
+冰箱 箱型 型号; a lone character stays a unigram), everything else is tokenized as before.
+The chosen tokens are stored space-separated in an FTS5 column that the ``ascii`` tokenizer
+splits at the spaces only, so SQLite indexes exactly the terms :func:`tokenize` returns, and
+BM25 and the 0..1 scores above work unchanged on Chinese, English and mixed text.
+
+A query is tokenized the same way and its terms are ORed, so a 2-character word is one
+term and a longer one is matched bigram by bigram (a snippet with all of 冰箱 箱型 型号 scores
+as "every term", one with only 型号 gets that term's share). Bigrams made only of function
+characters (什么, 这个, 多少: :data:`CJK_STOP_CHARS`) or holding a particle or pronoun (我的,
+的冰: :data:`CJK_PARTICLES`) are dropped from queries, as English stop words are.
+
+Limits: a single-character query matches only single-character runs. A snippet that *asks*
+for a value can outscore the one that holds it when the query is one bare word: for 型号,
+"我这个型号能免费维修吗？" beats the longer "我家冰箱型号是BCD-123，…" (BM25 favours short
+snippets); 冰箱型号 or "我的冰箱是什么型号？" rank the holder first. Recall brings back whole
+turns, k snippets at a time, so both usually come back together.
+
+An index file written by an older ctxlab (``unicode61`` over the text itself) is rebuilt in
+place, from its stored text, the first time this version opens it.
 """
 
 from __future__ import annotations
@@ -54,8 +83,27 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 BM25_K1 = 1.2
 BM25_B = 0.75
 
-#: The tokenizer FTS5 uses for the index (and that :func:`tokenize` mirrors).
-TOKENIZER = "unicode61 remove_diacritics 2"
+#: The FTS5 tokenizer of the indexed ``terms`` column: it only splits the space-separated
+#: terms that :func:`tokenize` produced (the text itself is stored unindexed).
+TOKENIZER = "ascii"
+
+#: Characters that make a CJK bigram too common to search on when both are among them
+#: (什么, 这个, 可以, 多少, ...). Used for queries only, like :data:`STOPWORDS`.
+CJK_STOP_CHARS = frozenset(
+    "的了吗呢吧啊呀嘛哦嗯啦是我你您他她它们这那个些么什怎为哪里儿几多少请在有和与及就都也还把被"
+    "给一下上不没要会能可以很"
+)
+
+#: Particles and pronouns that make any query bigram they are part of worthless: in
+#: 我的冰箱 the bigrams 我的 and 的冰 straddle words. Used for queries only.
+CJK_PARTICLES = frozenset("的了吗呢吧啊呀嘛哦嗯啦我你您他她它么什怎哪")
+
+# Han (with extensions and compatibility ideographs), kana, Hangul syllables and jamo.
+_CJK_CHARS = (
+    "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\U00020000-\U0003134f"
+)
+_CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
 
 
 class FTS5UnavailableError(RuntimeError):
@@ -71,7 +119,8 @@ def check_fts5() -> None:
         raise FTS5UnavailableError(
             f"SQLite {sqlite3.sqlite_version} in this Python has no FTS5 ({exc}). Use a Python "
             "whose sqlite3 includes FTS5 (the python.org and most Linux builds do), or the "
-            "dense backend: Recall(index=DenseIndex()) with the ctxlab[embeddings] extra."
+            "dense backend: Recall(index=DenseIndex()) with the ctxlab[embeddings] extra, or "
+            "DenseIndex('multilingual') with the ctxlab[multilingual] extra."
         ) from exc
     finally:
         conn.close()
@@ -80,18 +129,66 @@ def check_fts5() -> None:
 _WORD = re.compile(r"[^\W_]+")
 
 
-def tokenize(text: str) -> list[str]:
-    """Lower-cased letter/digit runs with diacritics removed (like ``unicode61``)."""
+def has_cjk(text: str) -> bool:
+    """True when ``text`` contains a Chinese, Japanese or Korean character."""
+    return _CJK_RUN.search(text) is not None
+
+
+def _fold(text: str) -> str:
     folded = text.casefold()
-    if not folded.isascii():
-        decomposed = unicodedata.normalize("NFKD", folded)
-        folded = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
-    return _WORD.findall(folded)
+    if folded.isascii():
+        return folded
+    # Diacritics go (café -> cafe, as unicode61 does), but not the marks of kana (が stays
+    # が), and Hangul syllables decomposed on the way are put back together.
+    decomposed = unicodedata.normalize("NFKD", folded)
+    kept: list[str] = []
+    after_cjk = False
+    for ch in decomposed:
+        if unicodedata.category(ch) == "Mn":
+            if after_cjk:
+                kept.append(ch)
+            continue
+        kept.append(ch)
+        after_cjk = _CJK_RUN.match(ch) is not None
+    return unicodedata.normalize("NFC", "".join(kept))
+
+
+def _split_cjk(word: str) -> list[str]:
+    if word.isascii() or not has_cjk(word):
+        return [word]
+    tokens: list[str] = []
+    pos = 0
+    for run in _CJK_RUN.finditer(word):
+        if run.start() > pos:
+            tokens.append(word[pos : run.start()])
+        chars = run.group()
+        tokens.extend([chars] if len(chars) == 1 else
+                      [chars[i : i + 2] for i in range(len(chars) - 1)])
+        pos = run.end()
+    if pos < len(word):
+        tokens.append(word[pos:])
+    return tokens
+
+
+def tokenize(text: str) -> list[str]:
+    """The index terms of ``text``: lower-cased letter/digit runs with diacritics removed
+    (like ``unicode61``), each run of CJK characters as its overlapping bigrams."""
+    return [token for word in _WORD.findall(_fold(text)) for token in _split_cjk(word)]
+
+
+def _is_stop(term: str) -> bool:
+    if term in STOPWORDS:
+        return True
+    if not has_cjk(term) or len(term) > 2:
+        return False
+    return any(ch in CJK_PARTICLES for ch in term) or all(ch in CJK_STOP_CHARS for ch in term)
 
 
 def query_terms(query: str, *, limit: int = 32) -> list[str]:
-    """The distinct search terms of ``query``, stop words removed, at most ``limit``."""
-    terms = [t for t in dict.fromkeys(tokenize(query)) if t not in STOPWORDS]
+    """The distinct search terms of ``query``, stop words removed (and CJK bigrams made
+    only of :data:`CJK_STOP_CHARS` or holding one of :data:`CJK_PARTICLES`), at most
+    ``limit``."""
+    terms = [t for t in dict.fromkeys(tokenize(query)) if not _is_stop(t)]
     return terms[:limit]
 
 
@@ -118,10 +215,7 @@ class FTS5Index:
         self.path = path
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(path, check_same_thread=False)
-        self._conn.execute(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS snippets USING "
-            f"fts5(text, key UNINDEXED, turn UNINDEXED, tokenize='{TOKENIZER}')"
-        )
+        self._open_table()
         self._df: Counter[str] = Counter()
         self._terms: dict[str, set[str]] = {}
         for key, text in self._conn.execute("SELECT key, text FROM snippets"):
@@ -129,6 +223,30 @@ class FTS5Index:
 
     def __repr__(self) -> str:
         return f"FTS5Index(path={self.path!r}, docs={len(self)})"
+
+    def _open_table(self) -> None:
+        columns = [row[1] for row in self._conn.execute("PRAGMA table_info(snippets)")]
+        if columns and "terms" not in columns:
+            # Written by an older ctxlab (unicode61 over the text): rebuild from the text.
+            rows = self._conn.execute("SELECT text, key, turn FROM snippets").fetchall()
+            with self._conn:
+                self._conn.execute("DROP TABLE snippets")
+                self._create_table()
+                self._insert(Doc(str(key), int(turn), text) for text, key, turn in rows)
+        elif not columns:
+            self._create_table()
+
+    def _create_table(self) -> None:
+        self._conn.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS snippets USING fts5(terms, text UNINDEXED, "
+            f"key UNINDEXED, turn UNINDEXED, tokenize='{TOKENIZER}')"
+        )
+
+    def _insert(self, docs: Iterable[Doc]) -> None:
+        self._conn.executemany(
+            "INSERT INTO snippets(terms, text, key, turn) VALUES (?, ?, ?, ?)",
+            [(" ".join(tokenize(d.text)), d.text, d.key, d.turn) for d in docs],
+        )
 
     def __len__(self) -> int:
         return len(self._terms)
@@ -146,10 +264,7 @@ class FTS5Index:
                 raise ValueError(f"doc {n} must be a Doc, got {type(doc).__name__}")
         with self._lock:
             self._remove([d.key for d in docs if d.key in self._terms])
-            self._conn.executemany(
-                "INSERT INTO snippets(text, key, turn) VALUES (?, ?, ?)",
-                [(d.text, d.key, d.turn) for d in docs],
-            )
+            self._insert(docs)
             self._commit()
             for d in docs:
                 self._count(d.key, d.text)

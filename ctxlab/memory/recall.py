@@ -19,9 +19,12 @@ It serves three ways:
 * directly: :meth:`Recall.recall` / :meth:`Recall.message`;
 * as a tool the agent can call: :meth:`Recall.search_tool` (``search_conversation``).
 
-The default index is :class:`~ctxlab.memory.fts.FTS5Index` (standard library SQLite);
-:class:`~ctxlab.memory.dense.DenseIndex` (all-MiniLM-L6-v2, the ``ctxlab[embeddings]``
-extra) ranks by meaning instead of words.
+The default index is :class:`~ctxlab.memory.fts.FTS5Index` (standard library SQLite; it
+indexes Chinese, Japanese and Korean text as character bigrams, so "型号" finds "冰箱型号是
+BCD-123"); :class:`~ctxlab.memory.dense.DenseIndex` ranks by meaning instead of words, with
+all-MiniLM-L6-v2 for English (the ``ctxlab[embeddings]`` extra) or
+``DenseIndex("multilingual")`` for Chinese and other languages (the ``ctxlab[multilingual]``
+extra).
 """
 
 from __future__ import annotations
@@ -43,6 +46,9 @@ from .superseded import mark_superseded
 from .versions import session_version
 
 Item = Mapping[str, Any]
+
+#: The minimum snippet score when neither the caller nor the index names one.
+DEFAULT_THRESHOLD = 0.5
 
 
 class SnippetIndex(Protocol):
@@ -102,7 +108,9 @@ class Recall:
             :meth:`sync` reads by default; optional when you index items yourself.
         index: the snippet index (default: a new in-memory :class:`FTS5Index`).
         k: how many snippets to retrieve (before merging into turns); default 4.
-        threshold: the minimum score (0..1) of a snippet; default 0.5.
+        threshold: the minimum score (0..1) of a snippet; default: the index's own
+            ``threshold`` attribute if it has one (0.35 for the multilingual dense model),
+            else 0.5.
         max_turn_tokens: a recalled turn is rendered within about this many tokens.
         counter: the token counter (o200k_base by default).
     """
@@ -113,13 +121,15 @@ class Recall:
         *,
         index: SnippetIndex | None = None,
         k: int = 4,
-        threshold: float = 0.5,
+        threshold: float | None = None,
         max_turn_tokens: int = 400,
         counter: TokenCounter | None = None,
     ):
         self.session = session
         self.index: SnippetIndex = index if index is not None else FTS5Index()
         self.k = _check_k(k)
+        if threshold is None:
+            threshold = getattr(self.index, "threshold", DEFAULT_THRESHOLD)
         self.threshold = _check_threshold(threshold)
         if (
             isinstance(max_turn_tokens, bool)

@@ -32,9 +32,13 @@ class TokenAlert:
     limit: int
     agent: str | None
     at: float
+    reason: str = ""  # set when the memory strategy itself reported a problem
 
     def __str__(self) -> str:
         who = f" (agent {self.agent!r})" if self.agent else ""
+        if self.reason:
+            return (f"session {self.session_id!r}{who}: model call {self.call} "
+                    f"({self.input_tokens} input tokens): {self.reason}")
         return (f"session {self.session_id!r}{who}: model call {self.call} sends "
                 f"{self.input_tokens} input tokens, over the limit of {self.limit}")
 
@@ -69,14 +73,18 @@ class TokenMonitor:
         self.alerts: list[TokenAlert] = []
 
     async def record(self, session_id: str, input_tokens: int, *,
-                     agent: str | None = None) -> TokenAlert | None:
-        """Record one call's input tokens; alert (and return the alert) if over the limit."""
+                     agent: str | None = None, notes: list[str] | None = None
+                     ) -> TokenAlert | None:
+        """Record one call's input tokens; alert (and return the alert) if over the limit
+        or if the session reported a problem with its view (``notes``: a failing or
+        blocked fold keeps more turns than ``context_limit``)."""
         calls = self.usage.setdefault(session_id, [])
         calls.append(int(input_tokens))
-        if input_tokens <= self.limit:
+        reason = "; ".join(notes or [])
+        if input_tokens <= self.limit and not reason:
             return None
         alert = TokenAlert(session_id, len(calls), int(input_tokens), self.limit, agent,
-                           time.time())
+                           time.time(), reason)
         self.alerts.append(alert)
         result = self.on_alert(alert)
         if inspect.isawaitable(result):
@@ -101,7 +109,9 @@ class TokenMonitor:
                 tools = getattr(data.agent, "tools", ()) or ()
                 tokens = self.count_input(list(data.model_data.input),
                                           data.model_data.instructions, tools)
-                await self.record(session_id, tokens, agent=getattr(data.agent, "name", None))
+                notes = session.view_notes() if hasattr(session, "view_notes") else []
+                await self.record(session_id, tokens, agent=getattr(data.agent, "name", None),
+                                  notes=notes)
             except Exception as exc:  # monitoring must never break a run
                 logger.warning("token monitor failed for session %r: %s", session_id, exc)
             return data.model_data

@@ -18,7 +18,7 @@ The window never loses an item:
 * at least the last ``keep_last_n_turns`` turns are shown verbatim even after a pop shrank
   the log below what the summary covers;
 * a tool call folded before its output arrived (a *late* output) is shown again next to that
-  output, with the reasoning item before it, so the pair stays valid;
+  output (done for every policy by :func:`ctxlab.sessions.view.build_view`);
 * an unanswered call (awaiting approval, a crashed tool) in the unfolded part is *pending*:
   not sent (the API would reject it) until its output arrives or a fold takes it in as a
   pending action; it never blocks a fold.
@@ -26,8 +26,9 @@ The window never loses an item:
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from typing import Any
 
@@ -99,7 +100,7 @@ class SummaryRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (how a store keeps it)."""
-        data = asdict(self)
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
         for key in ("turns", "items", "missing_identifiers", "pending_calls"):
             data[key] = list(data[key])
         return data
@@ -215,11 +216,13 @@ def summary_window(
     params: SummarizeParams,
     *,
     waiting: str = "a fold is due",
+    slots: list[Synthetic] | None = None,
 ) -> Window:
     """The window of :class:`ctxlab.SummarizingSession` (see the module doc).
 
     ``waiting`` says why unfolded turns beyond ``context_limit`` are still shown (a fold in
-    flight, a failing summarizer); it becomes a note for the caller.
+    flight, a failing summarizer); it becomes a note for the caller. ``slots`` are the
+    summary pair when the caller keeps them (:func:`summary_slots` of ``summary``).
     """
     n = len(log)
     starts = log.turn_starts
@@ -227,7 +230,7 @@ def summary_window(
     first = log.preamble_end
     summary_end = summary.items[1] if summary is not None else first
     window = preamble(log, params.keep_preamble)
-    for slot in summary_slots(log, summary):
+    for slot in summary_slots(log, summary) if slots is None else slots:
         window.add([slot], slot.reason)
 
     # Verbatim: everything unfolded, and never fewer than the last K turns.
@@ -235,7 +238,7 @@ def summary_window(
     keep = params.keep_last_n_turns
     if keep and total and starts[max(0, total - keep)] < verbatim:
         verbatim = starts[max(0, total - keep)]
-    unfolded = sum(1 for s in starts if s >= summary_end)
+    unfolded = len(starts) - bisect_left(starts, summary_end)
     if unfolded > params.context_limit:
         window.notes.append(
             f"{unfolded} unfolded turns are shown, over context_limit={params.context_limit}: "
@@ -244,13 +247,7 @@ def summary_window(
     reason = (f"in the last {params.context_limit} unfolded turns"
               if unfolded <= params.context_limit else f"unfolded turn ({waiting})")
 
-    # Late outputs: an output shown verbatim whose call was folded brings its call (and the
-    # reasoning before it) back, right before it.
-    reshown = late_calls(log, verbatim)
-    for index in range(verbatim, n):
-        for call in reshown.get(index, ()):
-            window.add([call], "folded tool call shown again next to its late output")
-        window.add([index], reason)
+    window.add(range(verbatim, n), reason)
 
     def excluded(index: int) -> tuple[ItemState, str]:
         if index < first:
@@ -263,20 +260,3 @@ def summary_window(
 
     window.excluded = excluded
     return window
-
-
-def late_calls(log: LogView, verbatim: int) -> dict[int, list[int]]:
-    """For each tool output at or after ``verbatim`` whose call comes before ``verbatim``:
-    the raw indices of that call and of the reasoning items directly before it."""
-    found: dict[int, list[int]] = {}
-    for index in range(verbatim, len(log)):
-        if log.kind(index) != "tool_output":
-            continue
-        call = log.call_of(index)
-        if call is None or call >= verbatim:
-            continue
-        first = call
-        while first > 0 and log.kind(first - 1) == "reasoning":
-            first -= 1
-        found[index] = list(range(first, call + 1))
-    return found

@@ -16,15 +16,23 @@ from .base import PREAMBLE_DROPPED, LogView, Window, preamble
 @dataclass(frozen=True)
 class TrimParams:
     """``max_turns`` newest user turns (>= 1), at most ``max_tokens`` tokens (the newest turn
-    is kept even when it alone is over), and the preamble unless ``keep_preamble`` is False."""
+    is kept even when it alone is over), and the preamble unless ``keep_preamble`` is False.
+
+    ``step`` (>= 1) makes trimming cache-friendly: the window's start moves only in steps of
+    ``step`` turns, so between ``max_turns`` and ``max_turns + step - 1`` turns are shown and
+    the start of the model input (what a provider's prompt cache matches) stays the same for
+    ``step`` turns at a time. ``step=1`` is plain trimming (the start moves every turn).
+    """
 
     max_turns: int = 8
     max_tokens: int | None = None
     keep_preamble: bool = True
+    step: int = 1
 
     def __post_init__(self) -> None:
         check_int("max_turns", self.max_turns)
         check_optional_int("max_tokens", self.max_tokens)
+        check_int("step", self.step)
 
 
 def trim_window(log: LogView, params: TrimParams, *, session_id: str = "") -> Window:
@@ -36,7 +44,9 @@ def trim_window(log: LogView, params: TrimParams, *, session_id: str = "") -> Wi
     budget = params.max_tokens
     notes: list[str] = []
 
-    by_turns = max(0, len(starts) - keep_turns)  # position in `starts` of the oldest turn
+    # position in `starts` of the oldest turn: drop whole steps of `step` turns at a time
+    excess = max(0, len(starts) - keep_turns)
+    by_turns = (excess // params.step) * params.step if params.step > 1 else excess
     oldest = by_turns
     over_budget_kept = False
     if budget is not None and starts:
@@ -59,6 +69,8 @@ def trim_window(log: LogView, params: TrimParams, *, session_id: str = "") -> Wi
         reason = f"newest turn: kept although it alone exceeds the {budget}-token budget"
     elif budget is not None:
         reason = f"in the last {keep_turns} turns and within the {budget}-token budget"
+    elif params.step > 1:
+        reason = f"in the last {keep_turns} turns (dropped in steps of {params.step})"
     else:
         reason = f"in the last {keep_turns} turns"
     window.add(range(window_start, n), reason)
@@ -68,6 +80,9 @@ def trim_window(log: LogView, params: TrimParams, *, session_id: str = "") -> Wi
         if index < first:
             return DROPPED, PREAMBLE_DROPPED
         if index < turns_start:
+            if params.step > 1:
+                return DROPPED, (f"older than the last {keep_turns} turns (dropped in a step "
+                                 f"of {params.step})")
             return DROPPED, f"older than the last {keep_turns} turns"
         return DROPPED, f"over the {budget}-token budget (older turns go first)"
 

@@ -26,16 +26,13 @@ calls ``Runner.run_sync`` per request): its lock is
 from __future__ import annotations
 
 import logging
-import os
-import socket
-import uuid
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from agents.memory import Session, SessionSettings
 
-from ..core.items import clone, is_call, model_safe, pair_key, shape_problem
+from ..core.items import clone, is_call, pair_key, shape_problem
 from ..core.ledger import Ledger
 from ..core.rawlog import RawLog
 from ..core.redaction import ItemRedactor, as_redactor
@@ -46,6 +43,7 @@ from ..stores.base import Delta, LogStore, StoredState
 from ..stores.registry import open_store
 from .batches import check_batch
 from .checkpoints import CheckpointsMixin
+from .folding import lease_owner
 from .locks import ThreadSafeAsyncLock
 from .view import View, build_ledger, build_view
 
@@ -109,7 +107,9 @@ class MemorySession(CheckpointsMixin):
             elif not isinstance(session_id, str) or not session_id.strip():
                 raise ValueError(f"session_id must be a non-empty string, got {session_id!r}")
             self._store: LogStore = open_store(None, session_id)
+            self._private_store = True  # nobody else writes to it: nothing to sync
         else:
+            self._private_store = False
             self._store = open_store(store, session_id)
         self.session_id = self._store.session_id
         if session_settings is not None and not isinstance(session_settings, SessionSettings):
@@ -124,7 +124,7 @@ class MemorySession(CheckpointsMixin):
         self._cache: tuple[tuple[int, int, int | None], View] | None = None
         self._served: View | None = None
         self._state = StoredState()
-        self._owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._owner = lease_owner()
         self._listeners: list[Callable[[MemorySession], Any]] = []
 
     # -- Session protocol ------------------------------------------------------------
@@ -142,7 +142,7 @@ class MemorySession(CheckpointsMixin):
             await self._sync()
             view = self._view(limit)
             self._served = view
-            return [model_safe(item) for item in view.items(self._log)]
+            return view.model_items(self._log)
 
     async def add_items(self, items: list[dict[str, Any]]) -> None:
         """Append ``items`` to the log, all or nothing (see :func:`check_batch`).
@@ -162,8 +162,9 @@ class MemorySession(CheckpointsMixin):
                     raise ValueError(f"add_items: the redactor turned item {index} of "
                                      f"{len(batch)} into an invalid item: {problem}. "
                                      "Nothing from this batch was stored.")
+        checked = {id(item) for item in batch}  # validated above: the index need not recheck
         async with self._lock:
-            await self._apply(await self._store.append(batch))
+            await self._apply(await self._store.append(batch), checked=checked)
         await self._after_add()
 
     async def pop_item(self) -> dict[str, Any] | None:
@@ -205,8 +206,7 @@ class MemorySession(CheckpointsMixin):
         async with self._lock:
             await self._sync()
             view = self._view(limit)
-            items = [model_safe(item) for item in view.items(self._log)]
-            return items, build_ledger(self._log, view)
+            return view.model_items(self._log), build_ledger(self._log, view)
 
     def served_layout(self) -> tuple[list[dict[str, Any]], list[str]] | None:
         """What the last ``get_items`` returned and where each item came from (``preamble``,
@@ -215,7 +215,14 @@ class MemorySession(CheckpointsMixin):
         view = self._served
         if view is None:
             return None
-        return [model_safe(item) for item in view.items(self._log)], list(view.layout)
+        return view.model_items(self._log), list(view.layout(self._log))
+
+    def view_notes(self) -> list[str]:
+        """The warnings of the last view served (a turn over ``max_tokens``, unfolded turns
+        over ``context_limit`` while a fold fails); empty when all is well. Read by
+        :class:`ctxlab.TokenMonitor`, which raises an alert for them."""
+        view = self._served
+        return list(view.window.notes) if view is not None else []
 
     @property
     def version(self) -> tuple[int, int]:
@@ -275,11 +282,16 @@ class MemorySession(CheckpointsMixin):
 
     # -- keeping the index in step with the store -------------------------------------
     async def _sync(self) -> None:
-        """Catch up with the store (call under the lock)."""
+        """Catch up with the store (call under the lock). A store this session made for
+        itself in memory has no other writers and is always in step."""
+        if self._private_store:
+            return
         await self._apply(await self._store.sync())
 
-    async def _apply(self, delta: Delta) -> None:
-        """Bring the index in line with a :class:`~ctxlab.stores.base.Delta` (under the lock)."""
+    async def _apply(self, delta: Delta, *, checked: set[int] | frozenset[int] = frozenset()
+                     ) -> None:
+        """Bring the index in line with a :class:`~ctxlab.stores.base.Delta` (under the lock);
+        ``checked`` holds the ``id()`` s of items this session validated itself."""
         log = self._log
         if delta.keep > len(log):  # out of step (an earlier apply failed half-way): re-read
             self._store.reset_cursor()
@@ -289,7 +301,7 @@ class MemorySession(CheckpointsMixin):
         if shrank:
             log.truncate(delta.keep)
         if delta.items:
-            log.extend(delta.items)
+            log.extend(delta.items, checked=checked)
         if delta.state is not None:
             self._state = delta.state
         if shrank or delta.state is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..core.items import clone, shape_problem
+from ..core.items import clone, json_problem, shape_problem
 
 
 def check_batch(items: Any) -> list[dict[str, Any]]:
@@ -14,7 +14,8 @@ def check_batch(items: Any) -> list[dict[str, Any]]:
     The error names the index and the problem, and because nothing is stored before the
     whole batch passed, a failed call leaves the session exactly as it was.
     """
-    if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
+    if type(items) is not list and (isinstance(items, (str, bytes))
+                                    or not isinstance(items, Sequence)):
         if isinstance(items, dict):
             raise ValueError(
                 "add_items expects a list of items, got a single dict; wrap it in a list"
@@ -22,6 +23,8 @@ def check_batch(items: Any) -> list[dict[str, Any]]:
         raise ValueError(f"add_items expects a list of items, got {type(items).__name__}")
     for index, item in enumerate(items):
         problem = shape_problem(item)
+        if problem is None:
+            problem = json_problem(item)
         if problem is not None:
             hint = ""
             if hasattr(item, "model_dump"):

@@ -24,7 +24,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import socket
 import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -146,9 +149,21 @@ class FoldEngine:
                 return
 
     async def _acquire_lease(self) -> bool:
+        """Take the lease; a lease held by a process of this host that no longer exists
+        (killed mid-fold) is taken over at once instead of waiting for it to expire."""
         s = self.session
+        state = s._store.state
+        if await s._store.call_state("take the fold lease",
+                                     lambda: state.acquire_lease(s._owner, s.lease_ttl)):
+            return True
+        holder = await s._store.call_state("read the fold lease", state.lease_holder)
+        if holder is None or not owner_is_dead(holder):
+            return False
+        logger.warning("session %r: the fold lease is held by %s, a process that no longer "
+                       "exists; taking it over", s.session_id, holder)
         return bool(await s._store.call_state(
-            "take the fold lease", lambda: s._store.state.acquire_lease(s._owner, s.lease_ttl)))
+            "take over the fold lease",
+            lambda: state.acquire_lease(s._owner, s.lease_ttl, replacing=holder)))
 
     async def _heartbeat(self) -> None:
         """Renew the lease while the summarizer works, so a short TTL is safe."""
@@ -265,6 +280,38 @@ class FoldEngine:
         self.applied += 1
         s._changed()
         return True
+
+
+def lease_owner() -> str:
+    """This process's lease owner name: ``host:pid:random`` (see :func:`owner_is_dead`)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def owner_is_dead(owner: str) -> bool:
+    """True when ``owner`` names a process on this host that no longer exists. Owners on
+    other hosts, or that cannot be read, are presumed alive (their lease must expire)."""
+    parts = owner.rsplit(":", 2)
+    if len(parts) != 3 or parts[0] != socket.gethostname() or not parts[1].isdigit():
+        return False
+    pid = int(parts[1])
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OSError):
+        return False
+    return _is_zombie(pid)
+
+
+def _is_zombie(pid: int) -> bool:
+    """A killed child that its parent has not reaped yet still answers kill(pid, 0)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _answered(log: Any, call_id: str) -> bool:

@@ -42,7 +42,16 @@ class SessionRegistry:
         self._sessions: OrderedDict[str, Any] = OrderedDict()
 
     def session_for(self, key: str) -> Any:
-        """The session of conversation ``key`` (created on first use)."""
+        """The session of conversation ``key`` (created on first use).
+
+        ``key`` must be a non-empty string: ``None`` (an anonymous caller) is refused, since
+        every anonymous caller would otherwise share one conversation and read the previous
+        caller's messages. Give each anonymous visitor its own id (``new_session_id()``).
+        """
+        if not isinstance(key, str) or not key:
+            raise ValueError(
+                f"a conversation key must be a non-empty string, got {key!r}: anonymous "
+                "callers must not share one session (give each its own new_session_id())")
         session_id = check_session_id(f"{self.prefix}{key}", what="session id (prefix + key)")
         session = self._sessions.get(session_id)
         if session is None:

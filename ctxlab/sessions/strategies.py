@@ -109,11 +109,16 @@ def _two(name: str, arg: str | None, first: str, second: str,
 
 def _parse_trim(arg: str | None) -> dict[str, Any]:
     if arg is None:
-        raise ValueError("strategy part 'trim' needs a turn count: trim:N or trim:N@TOKENS")
-    turns_text, at, tokens_text = arg.partition("@")
+        raise ValueError("strategy part 'trim' needs a turn count: trim:N, trim:N@TOKENS or "
+                         "trim:N/STEP")
+    head, at, tokens_text = arg.partition("@")
+    turns_text, slash, step_text = head.partition("/")
     spec = f"trim:{arg}"
-    return {"max_turns": whole_number(spec, turns_text, "N (turns)"),
-            "max_tokens": whole_number(spec, tokens_text, "TOKENS") if at else None}
+    out: dict[str, Any] = {"max_turns": whole_number(spec, turns_text, "N (turns)"),
+                           "max_tokens": whole_number(spec, tokens_text, "TOKENS") if at else None}
+    if slash:
+        out["step"] = whole_number(spec, step_text, "STEP")
+    return out
 
 
 def _parse_summarize(arg: str | None) -> dict[str, Any]:
@@ -130,15 +135,20 @@ def _parse_first_last(arg: str | None) -> dict[str, Any]:
 
 
 def _trim_label(kw: dict[str, Any]) -> str:
-    return f"trim {kw['max_turns']}" + (f" ≤{kw['max_tokens']} tok" if kw["max_tokens"] else "")
+    step = f" step {kw['step']}" if kw.get("step", 1) > 1 else ""
+    return (f"trim {kw['max_turns']}{step}"
+            + (f" ≤{kw['max_tokens']} tok" if kw["max_tokens"] else ""))
 
 
 for _spec in (
-    StrategySpec("trim", "trim:N[@T]",
-                 "TrimmingSession: the last N user turns (and at most T tokens)",
+    StrategySpec("trim", "trim:N[/S][@T]",
+                 "TrimmingSession: the last N user turns (dropped S at a time for the prompt "
+                 "cache; at most T tokens)",
                  _parse_trim, TrimmingSession,
-                 {"max_turns": range(1, 7), "max_tokens": range(60, 2000)}, _trim_label,
+                 {"max_turns": range(1, 7), "max_tokens": range(60, 2000), "step": range(1, 4)},
+                 _trim_label,
                  lambda kw: f"trim:{kw['max_turns']}"
+                 + (f"/{kw['step']}" if kw.get("step", 1) > 1 else "")
                  + (f"@{kw['max_tokens']}" if kw["max_tokens"] else "")),
     StrategySpec("summarize", "summarize:K/L",
                  "SummarizingSession: past L turns fold all but the last K into a summary",

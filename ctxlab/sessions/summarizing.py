@@ -47,6 +47,7 @@ from ..policies.summarize import (
     SummaryRecord,
     fold_due,
     plan_fold,
+    summary_slots,
     summary_window,
 )
 from ..stores.base import StoredState, StoreError
@@ -116,6 +117,7 @@ class SummarizingSession(MemorySession):
         self._generation = 0
         self._verified: tuple[int, int] | None = None  # (epoch, generation) checked vs log
         self._engine = FoldEngine(self)
+        self._slots: tuple[SummaryRecord | None, list[Synthetic]] | None = None
 
     # -- settings --------------------------------------------------------------------
     @property
@@ -313,7 +315,12 @@ class SummarizingSession(MemorySession):
             waiting = "another process holds the fold lease"
         else:
             waiting = "a fold is due or in flight"
-        window = summary_window(self._log, self._summary, self.params, waiting=waiting)
+        summary = self._summary
+        cached = self._slots
+        if cached is None or cached[0] is not summary:  # the pair is rebuilt per summary
+            cached = self._slots = (summary, summary_slots(self._log, summary))
+        window = summary_window(self._log, summary, self.params, waiting=waiting,
+                                slots=cached[1])
         if failure is None and self._engine.outcome != "blocked":
             window.notes = []  # a fold in flight is normal: no warning
         return window

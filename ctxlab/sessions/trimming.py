@@ -36,6 +36,9 @@ class TrimmingSession(MemorySession):
         keep_preamble: keep items stored before the first user message (for example a
             developer message) in the view; they belong to no turn. If False they are
             dropped, and the ledger says so.
+        step: drop old turns in steps of this many (>= 1), so the start of the model input
+            stays the same for ``step`` turns and a provider's prompt cache keeps matching
+            it; between ``max_turns`` and ``max_turns + step - 1`` turns are then shown.
         store: where the raw log lives (see :class:`~ctxlab.sessions.base.MemorySession`):
             None for memory, or an SDK session such as ``SQLiteSession(id, "chat.db")``.
         redactor: applied to every batch before it is stored (see :class:`ctxlab.Redactor`).
@@ -50,12 +53,13 @@ class TrimmingSession(MemorySession):
         *,
         max_tokens: int | None = None,
         keep_preamble: bool = True,
+        step: int = 1,
         store: StoreArg = None,
         redactor: Any = None,
         session_settings: SessionSettings | None = None,
         token_counter: TokenCounter | None = None,
     ):
-        self.params = TrimParams(max_turns, max_tokens, bool(keep_preamble))
+        self.params = TrimParams(max_turns, max_tokens, bool(keep_preamble), step)
         super().__init__(
             session_id, store=store, session_settings=session_settings,
             token_counter=token_counter, redactor=redactor,
@@ -87,10 +91,12 @@ class TrimmingSession(MemorySession):
     def _settings(self) -> dict[str, Any]:
         return {**super()._settings(), "max_turns": self.params.max_turns,
                 "max_tokens": self.params.max_tokens,
-                "keep_preamble": self.params.keep_preamble}
+                "keep_preamble": self.params.keep_preamble, "step": self.params.step}
 
     def __repr__(self) -> str:
         budget = "" if self.max_tokens is None else f", max_tokens={self.max_tokens}"
+        if self.params.step > 1:
+            budget += f", step={self.params.step}"
         return (
             f"TrimmingSession(session_id={self.session_id!r}, max_turns={self.max_turns}"
             f"{budget}, items={len(self._log)}, turns={self._log.turn_count}"

@@ -10,17 +10,17 @@ of the log and the window.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from ..core.items import item_text
+from ..core.items import item_text, model_safe
 from ..core.ledger import DROPPED, KEPT, PENDING, ItemState, Ledger, LedgerEntry
 from ..core.rawlog import RawLog
-from ..core.validate import REPAIR_REASONS, repair, safe_cut
+from ..core.validate import REPAIR_REASONS, safe_cut
 from ..policies.base import Slot, Synthetic, Window
 
 AWAITING_OUTPUT = "tool call awaiting its output: sent once the output arrives"
-AWAITING_FOLLOWER = "reasoning before a tool call that awaits its output"
+AWAITING_FOLLOWER = "reasoning waiting for the item it precedes (or for that item's output)"
 
 
 @dataclass
@@ -32,21 +32,117 @@ class View:
     removed: dict[int, tuple[ItemState, str]]  # raw index -> fate, for items taken out
     removed_synthetic: list[tuple[Synthetic, str]]
     window: Window
-    layout: list[str] = field(default_factory=list)  # per slot: "preamble", "summary", "turn:N"
+    _flat: list[dict[str, Any]] | bool | None = None  # the safe items when all are flat
+    _layout: list[str] | None = None
+
+    def layout(self, log: RawLog) -> list[str]:
+        """Where each slot comes from: ``preamble``, ``summary`` or ``turn:N`` (computed on
+        first use; :class:`ctxlab.ContextManager` reads it)."""
+        if self._layout is None:
+            layout: list[str] = []
+            for slot in self.slots:
+                if isinstance(slot, Synthetic):
+                    layout.append("summary" if slot.kind.startswith("summary") else slot.kind)
+                else:
+                    turn = log.turn_of(slot)
+                    layout.append("preamble" if turn is None else f"turn:{turn}")
+            for pos in range(len(self.slots) - 2, -1, -1):  # a call shown with its late
+                if self.reasons[pos] == LATE_OUTPUT_CALL:    # output belongs to its turn
+                    layout[pos] = layout[pos + 1]
+            self._layout = layout
+        return self._layout
 
     def items(self, log: RawLog) -> list[dict[str, Any]]:
         """The slots' items (the stored dicts themselves: copy before handing out)."""
         return [slot.item if isinstance(slot, Synthetic) else log.item(slot)  # type: ignore[misc]
                 for slot in self.slots]
 
+    def model_items(self, log: RawLog) -> list[dict[str, Any]]:
+        """Fresh copies of what the model is sent (schema keys only): every call hands out
+        new objects, so callers cannot change the log; flat items cost one ``dict()``."""
+        if self._flat is None:
+            entries = [log.safe_entry(s) if type(s) is int else (model_safe(s.item), False)
+                       for s in self.slots]
+            self._flat = [e[0] for e in entries] if all(e[1] for e in entries) else False
+        if self._flat is not False:  # every item flat: one C-level dict() each
+            return list(map(dict, self._flat))
+        copy = log.safe_copy
+        return [copy(s) if type(s) is int else model_safe(s.item) for s in self.slots]
+
 
 def slot_item(log: RawLog, slot: Slot) -> Any:
     return slot.item if isinstance(slot, Synthetic) else log.item(slot)
 
 
+LATE_OUTPUT_CALL = "tool call shown again next to its late output (its own turn is not shown)"
+
+
+def window_suspects(log: RawLog, slots: list[Slot]) -> tuple[set[int], bool]:
+    """The log's suspect items, plus the items of any turn the window enters in its middle
+    (a fold that ended inside a turn): there a call and its output may be split even though
+    they share a turn. Also whether any slot of the window is one of them (usually not:
+    then the window needs no repair at all)."""
+    extra: set[int] = set()
+    previous = -2
+    starts = log.turn_starts
+    suspects = log.suspects()
+    hit = False
+    for slot in slots:
+        if type(slot) is not int:
+            previous = -2
+            continue
+        if slot != previous + 1:  # a run of raw items begins here
+            turn = log.turn_of(slot)
+            if turn is not None and starts[turn - 1] != slot:  # ... inside a turn
+                end = starts[turn] if turn < len(starts) else len(log)
+                extra.update(range(slot, end))
+                hit = True
+        if slot in suspects:
+            hit = True
+        previous = slot
+    return (suspects | extra if extra else suspects), hit
+
+
+def with_late_calls(log: RawLog, slots: list[Slot], reasons: list[str],
+                    suspects: set[int] | None = None) -> tuple[list[Slot], list[str]]:
+    """Bring back the call of every shown tool output whose call is not shown (its turn was
+    trimmed or folded before the output arrived), with the reasoning right before it,
+    placed just before the output, so the pair stays valid and the output is not lost."""
+    suspects = log.suspects() if suspects is None else suspects
+    late = [s for s in slots if not isinstance(s, Synthetic) and s in suspects
+            and log.kind(s) == "tool_output"]
+    if not late:
+        return slots, reasons
+    shown = {s for s in slots if not isinstance(s, Synthetic)}
+    extra: dict[int, list[int]] = {}
+    for slot in late:
+        call = log.partner(slot)
+        if call is None or call in shown or call > slot:
+            continue
+        first = call
+        while first > 0 and log.kind(first - 1) == "reasoning" and first - 1 not in shown:
+            first -= 1
+        extra[slot] = list(range(first, call + 1))
+    if not extra:
+        return slots, reasons
+    new_slots: list[Slot] = []
+    new_reasons: list[str] = []
+    for slot, why in zip(slots, reasons, strict=True):
+        if not isinstance(slot, Synthetic):
+            for index in extra.get(slot, ()):
+                new_slots.append(index)
+                new_reasons.append(LATE_OUTPUT_CALL)
+        new_slots.append(slot)
+        new_reasons.append(why)
+    return new_slots, new_reasons
+
+
 def build_view(log: RawLog, window: Window, limit: int | None) -> View:
     """The valid view of ``window`` under an item ``limit`` (see the module doc)."""
+    suspects, hit = window_suspects(log, window.slots)
     slots, reasons = list(window.slots), list(window.reasons)
+    if hit:
+        slots, reasons = with_late_calls(log, slots, reasons, suspects)
     removed: dict[int, tuple[ItemState, str]] = {}
     removed_synthetic: list[tuple[Synthetic, str]] = []
 
@@ -61,20 +157,63 @@ def build_view(log: RawLog, window: Window, limit: int | None) -> View:
         slots = [s for p, s in enumerate(slots) if p not in positions]
         reasons = [r for p, r in enumerate(reasons) if p not in positions]
 
-    bad = repair([slot_item(log, s) for s in slots])
-    if bad:
-        take_out(_fates(log, slots, bad))
+    if hit:
+        junk = {p: (DROPPED, f"not a valid item: {log.problem(s)}")
+                for p, s in enumerate(slots)
+                if type(s) is int and s in suspects and log.kind(s) == "invalid"}
+        if junk:
+            take_out(junk)
+        bad = repair_slots(log, slots, suspects)
+        if bad:
+            take_out(_fates(log, slots, bad))
     if limit is not None and limit < len(slots):
         cut = safe_cut([slot_item(log, s) for s in slots], len(slots) - limit)
         take_out({p: (DROPPED, f"beyond the item limit of {limit}") for p in range(cut)})
-    layout = []
-    for slot in slots:
-        if isinstance(slot, Synthetic):
-            layout.append("summary" if slot.kind.startswith("summary") else slot.kind)
-        else:
-            turn = log.turn_of(slot)
-            layout.append("preamble" if turn is None else f"turn:{turn}")
-    return View(slots, reasons, removed, removed_synthetic, window, layout)
+    return View(slots, reasons, removed, removed_synthetic, window)
+
+
+def repair_slots(log: RawLog, slots: list[Slot], suspects: set[int] | None = None
+                 ) -> dict[int, str]:
+    """:func:`ctxlab.core.validate.repair` for a window, answered from the log's own
+    pairing: only the log's *suspect* items (see :meth:`ctxlab.core.rawlog.RawLog.suspects`)
+    are looked at, so a window of whole turns costs one set lookup per item."""
+    suspects = log.suspects() if suspects is None else suspects
+    flagged = [(pos, s) for pos, s in enumerate(slots)
+               if not isinstance(s, Synthetic) and s in suspects]
+    if not flagged:
+        return {}
+    position = {s: p for p, s in enumerate(slots) if not isinstance(s, Synthetic)}
+    drop: dict[int, str] = {}
+    for pos, slot in flagged:
+        kind = log.kind(slot)
+        if log.key(slot) is None:
+            continue
+        if kind == "tool_output":
+            call = log.partner(slot)
+            if call is None or position.get(call, len(slots)) > pos:
+                drop[pos] = REPAIR_REASONS["orphan_output"]
+        elif kind == "tool_call":
+            out = log.partner(slot)
+            if out is None or position.get(out, -1) < pos:
+                drop[pos] = REPAIR_REASONS["call_without_output"]
+    for pos, slot in reversed(flagged):  # reasoning: is what it precedes still there?
+        if log.kind(slot) != "reasoning":
+            continue
+        follower_ok = False
+        for nxt in range(pos + 1, len(slots)):
+            if nxt in drop:
+                continue
+            other = slots[nxt]
+            if isinstance(other, Synthetic):
+                follower_ok = other.item.get("role") == "assistant"
+                break
+            if log.kind(other) == "reasoning":
+                continue
+            follower_ok = log.emitted(other)
+            break
+        if not follower_ok:
+            drop[pos] = REPAIR_REASONS["reasoning_without_follower"]
+    return drop
 
 
 def _fates(log: RawLog, slots: list[Slot], bad: dict[int, str]) -> dict[int, tuple[ItemState, str]]:
@@ -89,11 +228,19 @@ def _fates(log: RawLog, slots: list[Slot], bad: dict[int, str]) -> dict[int, tup
             kind = log.kind(slot)
             if why == REPAIR_REASONS["call_without_output"] and log.output_of(slot) is None:
                 state, why = PENDING, AWAITING_OUTPUT
-            elif kind == "reasoning" and pos + 1 < len(slots) and fates.get(pos + 1, ("", ""))[0] \
-                    == PENDING:
+            elif kind == "reasoning" and (
+                (pos + 1 < len(slots) and fates.get(pos + 1, ("", ""))[0] == PENDING)
+                or _trailing_reasoning(log, slot)
+            ):
                 state, why = PENDING, AWAITING_FOLLOWER
         fates[pos] = (state, why)
     return fates
+
+
+def _trailing_reasoning(log: RawLog, index: int) -> bool:
+    """True when only reasoning items follow ``index`` in the log: the item they precede
+    has not been stored yet (it may arrive in the next batch)."""
+    return all(log.kind(i) == "reasoning" for i in range(index + 1, len(log)))
 
 
 def build_ledger(log: RawLog, view: View) -> Ledger:

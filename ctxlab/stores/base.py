@@ -137,9 +137,15 @@ class StateStore(ABC):
         """Forget the data and checkpoints (after the log was cleared); bumps the epoch."""
 
     @abstractmethod
-    async def acquire_lease(self, owner: str, ttl: float) -> bool:
+    async def acquire_lease(self, owner: str, ttl: float, *, replacing: str | None = None
+                            ) -> bool:
         """Take (or renew) the session's fold lease for ``ttl`` seconds; False if another
-        owner holds an unexpired lease."""
+        owner holds an unexpired lease, unless that owner is ``replacing`` (one the caller
+        proved dead)."""
+
+    @abstractmethod
+    async def lease_holder(self) -> str | None:
+        """The owner of the unexpired fold lease, if any."""
 
     @abstractmethod
     async def release_lease(self, owner: str) -> None:
@@ -185,14 +191,22 @@ class LogStore(ABC):
     # -- public API (errors translated) ----------------------------------------------------
     async def sync(self) -> Delta:
         """What changed in the store since this object's last exchange."""
-        with self._errors("read the log"):
+        try:  # (inline rather than _errors(): this runs on every read)
             return await self._sync()
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise self._wrap(exc, "read the log") from exc
 
     async def append(self, items: Sequence[dict[str, Any]]) -> Delta:
         """Append ``items`` in one transaction; the delta places them after anything other
         writers appended first."""
-        with self._errors("append items"):
+        try:  # (inline rather than _errors(): this runs on every write)
             return await self._append(list(items))
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise self._wrap(exc, "append items") from exc
 
     async def pop(self) -> tuple[dict[str, Any] | None, Delta]:
         """Remove the newest stored item (bumping the epoch) and return it."""
@@ -266,6 +280,19 @@ class LogStore(ABC):
         """A ctxlab error for a backend exception (None: let it propagate unchanged)."""
         return None
 
+    def _wrap(self, exc: Exception, what: str) -> Exception:
+        """The error to raise for a backend exception: a ctxlab StoreError that names the
+        store, the session and the operation, or ``exc`` itself when it is not a backend
+        error (see :meth:`_translate`)."""
+        error = self._translate(exc)
+        if error is None:
+            return exc
+        detail = str(exc).rstrip(". ") or "no details"
+        return type(error)(
+            f"{self.describe()} could not {what} for session {self.session_id!r}: "
+            f"{type(exc).__name__}: {detail}. {error}"
+        )
+
     @contextmanager
     def _errors(self, what: str) -> Iterator[None]:
         try:
@@ -273,14 +300,10 @@ class LogStore(ABC):
         except StoreError:
             raise
         except Exception as exc:
-            error = self._translate(exc)
-            if error is None:
+            wrapped = self._wrap(exc, what)
+            if wrapped is exc:
                 raise
-            detail = str(exc).rstrip(". ") or "no details"
-            raise type(error)(
-                f"{self.describe()} could not {what} for session {self.session_id!r}: "
-                f"{type(exc).__name__}: {detail}. {error}"
-            ) from exc
+            raise wrapped from exc
 
     @abstractmethod
     async def _sync(self) -> Delta: ...
@@ -314,9 +337,10 @@ class Lease:
     until: float = 0.0
     clock: Callable[[], float] = field(default=time.monotonic, repr=False)
 
-    def acquire(self, owner: str, ttl: float) -> bool:
+    def acquire(self, owner: str, ttl: float, replacing: str | None = None) -> bool:
         now = self.clock()
-        if self.owner is None or self.owner == owner or self.until <= now:
+        if (self.owner is None or self.owner == owner or self.until <= now
+                or (replacing is not None and self.owner == replacing)):
             self.owner, self.until = owner, now + ttl
             return True
         return False
@@ -324,3 +348,6 @@ class Lease:
     def release(self, owner: str) -> None:
         if self.owner == owner:
             self.owner, self.until = None, 0.0
+
+    def holder(self) -> str | None:
+        return self.owner if self.owner is not None and self.until > self.clock() else None

@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from .base import Checkpoint, StateStore, StoredState, StoreError
+from .base import Checkpoint, Delta, StateStore, StoredState, StoreError
+from .sdk import SessionLog
 
 _ENVELOPE = "__ctxlab_enc__"
 
@@ -68,8 +69,12 @@ class EncryptedStateStore(StateStore):
     async def reset(self) -> StoredState:
         return self._unwrap(await self.inner.reset())
 
-    async def acquire_lease(self, owner: str, ttl: float) -> bool:
-        return await self.inner.acquire_lease(owner, ttl)
+    async def acquire_lease(self, owner: str, ttl: float, *, replacing: str | None = None
+                            ) -> bool:
+        return await self.inner.acquire_lease(owner, ttl, replacing=replacing)
+
+    async def lease_holder(self) -> str | None:
+        return await self.inner.lease_holder()
 
     async def release_lease(self, owner: str) -> None:
         await self.inner.release_lease(owner)
@@ -97,3 +102,32 @@ class EncryptedStateStore(StateStore):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+class EncryptedLog(SessionLog):
+    """The log of an SDK ``EncryptedSession``, read through its public methods, that refuses
+    to work under the wrong key.
+
+    The SDK's ``EncryptedSession.get_items`` silently skips items it cannot decrypt, so with
+    a wrong key a session would look empty and new items would be written under that key.
+    Before every read this adapter compares the underlying store's item count with what
+    decrypts; any item that does not decrypt is an error that says so.
+    """
+
+    async def _read_all(self) -> list[dict[str, Any]]:
+        items = await super()._read_all()
+        underlying = getattr(self.sdk_session, "underlying_session", None)
+        if underlying is not None:
+            stored = await underlying.get_items()
+            if len(stored) != len(items):
+                raise StoreError(
+                    f"session {self.session_id!r}: {len(stored) - len(items)} of "
+                    f"{len(stored)} stored items cannot be decrypted with this "
+                    "EncryptedSession's key (wrong key, or items written under another key); "
+                    "nothing was read or written"
+                )
+        return items
+
+    async def _append(self, items: list[dict[str, Any]]) -> Delta:
+        await self._read_all()  # refuse to write under a key that cannot read the log
+        return await super()._append(items)

@@ -56,8 +56,12 @@ class MemoryStateStore(StateStore):
                                   None if data is None else dict(data))
         return self._state
 
-    async def acquire_lease(self, owner: str, ttl: float) -> bool:
-        return self._lease.acquire(owner, ttl)
+    async def acquire_lease(self, owner: str, ttl: float, *, replacing: str | None = None
+                            ) -> bool:
+        return self._lease.acquire(owner, ttl, replacing)
+
+    async def lease_holder(self) -> str | None:
+        return self._lease.holder()
 
     async def release_lease(self, owner: str) -> None:
         self._lease.release(owner)

@@ -22,13 +22,17 @@ the ``RedisSession`` has a ``ttl``. Session ids may not contain ``:`` (see
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import threading
 import time
 import uuid
+import weakref
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from ..core.items import invalid_entry
 from .base import (
     UNAVAILABLE_HINT,
     Checkpoint,
@@ -201,7 +205,7 @@ return 1
 # KEYS: lease. ARGV: owner, ttl ms
 _ACQUIRE = """
 local cur = redis.call('GET', KEYS[1])
-if (not cur) or cur == ARGV[1] then
+if (not cur) or cur == ARGV[1] or (ARGV[3] ~= '' and cur == ARGV[3]) then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   return 1
 end
@@ -248,6 +252,53 @@ class _Scripts:
         self.release = client.register_script(_RELEASE)
 
 
+class LoopClients:
+    """The Redis client (and its scripts) to use on the running event loop.
+
+    A ``redis.asyncio`` client binds its connections to the loop that opened them, so one
+    session object used from several threads or ``asyncio.run`` calls needs one client per
+    loop: the first loop uses the caller's client; every other loop gets a client with the
+    same connection settings, dropped when its loop is garbage-collected.
+    """
+
+    def __init__(self, client: Any):
+        self.original = client
+        self._guard = threading.Lock()
+        self._per_loop: weakref.WeakKeyDictionary[Any, tuple[Any, _Scripts]] = (
+            weakref.WeakKeyDictionary())
+        self._original_taken = False
+
+    def current(self) -> tuple[Any, _Scripts]:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not in a coroutine (describe(), tests): the caller's client
+            return self.original, _Scripts(self.original)
+        with self._guard:
+            found = self._per_loop.get(loop)
+            if found is None:
+                if not self._original_taken:
+                    client = self.original
+                    self._original_taken = True
+                else:
+                    client = _clone(self.original)
+                found = self._per_loop[loop] = (client, _Scripts(client))
+            return found
+
+    async def aclose_clones(self) -> None:
+        """Close the clients made for this loop (others belong to loops that are gone)."""
+        loop = asyncio.get_running_loop()
+        with self._guard:
+            found = self._per_loop.pop(loop, None)
+        if found is not None and found[0] is not self.original:
+            await found[0].aclose()
+
+
+def _clone(client: Any) -> Any:
+    pool = client.connection_pool
+    new_pool = type(pool)(connection_class=pool.connection_class, **pool.connection_kwargs)
+    return type(client)(connection_pool=new_pool)
+
+
 class RedisKeys:
     """The key names of one session (see the module doc)."""
 
@@ -278,12 +329,20 @@ class RedisStateStore(StateStore):
 
     def __init__(self, client: Any, session_id: str, *, key_prefix: str = DEFAULT_KEY_PREFIX,
                  ttl: float | None = None):
-        self.client = client
+        self.clients = client if isinstance(client, LoopClients) else LoopClients(client)
         self.session_id = session_id
         self.key_prefix = key_prefix
         self.ttl = ttl
         self.keys = RedisKeys(key_prefix, session_id)
-        self._scripts = _Scripts(client)  # hashes only; no round trip
+
+    @property
+    def client(self) -> Any:
+        """The client for the running event loop."""
+        return self.clients.current()[0]
+
+    @property
+    def _scripts(self) -> _Scripts:
+        return self.clients.current()[1]
 
     def _state_keys(self) -> list[str]:
         k = self.keys
@@ -315,9 +374,13 @@ class RedisStateStore(StateStore):
         return self._state(await self._scripts.bump(keys=self._state_keys(),
                                                     args=self._args("1")))
 
-    async def acquire_lease(self, owner: str, ttl: float) -> bool:
-        return bool(int(await self._scripts.acquire(keys=[self.keys.lease],
-                                                    args=[owner, _ttl_ms(ttl)])))
+    async def acquire_lease(self, owner: str, ttl: float, *, replacing: str | None = None
+                            ) -> bool:
+        return bool(int(await self._scripts.acquire(
+            keys=[self.keys.lease], args=[owner, _ttl_ms(ttl), replacing or ""])))
+
+    async def lease_holder(self) -> str | None:
+        return _text(await self.client.get(self.keys.lease))
 
     async def release_lease(self, owner: str) -> None:
         await self._scripts.release(keys=[self.keys.lease], args=[owner])
@@ -335,8 +398,11 @@ class RedisStateStore(StateStore):
         return sorted((Checkpoint.from_json(r) for r in raws),
                       key=lambda c: (c.created_at, c.name))
 
+    async def aclose(self) -> None:
+        await self.clients.aclose_clones()
+
     def for_session(self, session_id: str) -> RedisStateStore:
-        return RedisStateStore(self.client, session_id, key_prefix=self.key_prefix,
+        return RedisStateStore(self.clients, session_id, key_prefix=self.key_prefix,
                                ttl=self.ttl)
 
 
@@ -369,10 +435,8 @@ class RedisLog(LogStore):
         client, prefix, self.ttl = redis_session_config(session)
         self.sdk_session = session
         self.session_id: str = session.session_id
-        self.client = client
         self.state = RedisStateStore(client, self.session_id, key_prefix=prefix, ttl=self.ttl)
         self.keys = self.state.keys
-        self._scripts = self.state._scripts
         self._writer_key = f"{self.keys.writer_prefix}{uuid.uuid4().hex}"
         self._length = 0
         self._last_raw: Any = ""
@@ -391,14 +455,11 @@ class RedisLog(LogStore):
         for raw in raws:
             try:
                 item = json.loads(raw)
-            except (TypeError, ValueError) as exc:
-                raise StoreError(
-                    f"session {self.session_id!r}: {self.keys.messages} holds an entry that "
-                    f"is not JSON ({exc}); repair or remove it"
-                ) from exc
+            except (TypeError, ValueError):
+                item = invalid_entry(raw, "stored entry is not JSON")
             if not isinstance(item, dict):
-                raise StoreError(f"session {self.session_id!r}: {self.keys.messages} holds "
-                                 f"a JSON {type(item).__name__}, not an item")
+                item = invalid_entry(raw, f"stored entry is a JSON {type(item).__name__}, "
+                                          "not an object")
             items.append(item)
         return items
 
@@ -482,16 +543,25 @@ class RedisLog(LogStore):
         self._length, self._last_raw, self._epoch = 0, "", -1
         self._state_version = None
 
+    @property
+    def client(self) -> Any:
+        """The client for the running event loop."""
+        return self.state.client
+
+    @property
+    def _scripts(self) -> _Scripts:
+        return self.state._scripts
+
     def spawn(self, session_id: str) -> RedisLog:
         from agents.extensions.memory import RedisSession
 
-        session = RedisSession(session_id, redis_client=self.client,
+        session = RedisSession(session_id, redis_client=self.state.clients.original,
                                key_prefix=self.state.key_prefix,
                                ttl=int(self.ttl) if self.ttl else None)
         return RedisLog(session)
 
     def describe(self) -> str:
-        pool = getattr(self.client, "connection_pool", None)
+        pool = getattr(self.state.clients.original, "connection_pool", None)
         kwargs = getattr(pool, "connection_kwargs", {}) or {}
         where = f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}"
         return f"redis at {where}"

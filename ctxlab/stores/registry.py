@@ -131,8 +131,10 @@ def open_store(
         )
     else:
         adapter = _adapter_for(store)
-        if state is None and adapter is not None and adapter.open_log is not None:
-            log = adapter.open_log(store, None)
+        if adapter is not None and adapter.open_log is not None and (
+            state is None or adapter.name == "encrypted"
+        ):
+            log = adapter.open_log(store, state)
         else:
             side = state
             if side is None and adapter is not None and adapter.state_for is not None:
@@ -208,6 +210,18 @@ def _is_encrypted(store: Any) -> bool:
     return isinstance(store, EncryptedSession)
 
 
+def _encrypted_log(store: Any, state: StateStore | None) -> LogStore:
+    from .encrypted import EncryptedLog
+
+    side = state if state is not None else _encrypted_state(store, store.session_id)
+    if side is None:
+        logger.warning("ctxlab has no persistent side-state store for the store under "
+                       "EncryptedSession %r: summaries are kept in this process only",
+                       store.session_id)
+        side = MemoryStateStore(store.session_id)
+    return EncryptedLog(store, side)
+
+
 def _encrypted_state(store: Any, session_id: str) -> StateStore | None:
     from .encrypted import EncryptedStateStore
 
@@ -236,7 +250,7 @@ def _sqlalchemy_state(store: Any, session_id: str) -> StateStore:
 for _adapter in (
     StoreAdapter("sqlite", _file_sqlite, _sqlite_log, _sqlite_state, priority=10),
     StoreAdapter("redis", _is_redis, _redis_log, _redis_state, priority=10),
-    StoreAdapter("encrypted", _is_encrypted, None, _encrypted_state, priority=20),
+    StoreAdapter("encrypted", _is_encrypted, _encrypted_log, _encrypted_state, priority=20),
     StoreAdapter("sqlalchemy", _is_sqlalchemy, None, _sqlalchemy_state, priority=10,
                  spawn=_sqlalchemy_spawn),
 ):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
+from ..core.items import invalid_entry
 from .base import Delta, LogStore, StateStore, StoreConflictError, StoreError
 from .memory import MemoryStateStore
 
@@ -47,7 +48,7 @@ class SessionLog(LogStore):
                 "at None and set session_settings on the ctxlab session instead."
             )
         items = await self.sdk_session.get_items()
-        return [dict(item) if not isinstance(item, dict) else item for item in items]
+        return [_as_dict(item) for item in items]
 
     def _unchanged_prefix(self, current: list[dict[str, Any]]) -> int:
         n = len(self._items)
@@ -114,3 +115,21 @@ class SessionLog(LogStore):
 
     def describe(self) -> str:
         return f"{type(self.sdk_session).__name__} store"
+
+
+def _as_dict(item: Any) -> dict[str, Any]:
+    """An item as a dict; whatever else a session returns becomes a placeholder the view
+    skips and the ledger reports (never an exception in ``get_items``)."""
+    if isinstance(item, dict):
+        return item
+    if isinstance(item, Mapping):
+        return dict(item)
+    dump = getattr(item, "model_dump", None)
+    if callable(dump):
+        try:
+            value = dump(exclude_unset=True)
+            if isinstance(value, dict):
+                return value
+        except Exception:
+            pass
+    return invalid_entry(item, f"stored entry is a {type(item).__name__}, not an item")

@@ -128,18 +128,30 @@ class SQLAlchemyStateStore(StateStore):
                 self._checkpoints.c.session_id == self.session_id))
             return await self._read(conn)
 
-    async def acquire_lease(self, owner: str, ttl: float) -> bool:
+    async def acquire_lease(self, owner: str, ttl: float, *, replacing: str | None = None
+                            ) -> bool:
         from sqlalchemy import or_, update
 
         now = time.time()
         async with await self._begin() as conn:
             await self._ensure_row(conn)
             c = self._state.c
+            free = [c.lease_owner.is_(None), c.lease_owner == owner, c.lease_until <= now]
+            if replacing is not None:
+                free.append(c.lease_owner == replacing)
             result = await conn.execute(update(self._state).where(
-                c.session_id == self.session_id,
-                or_(c.lease_owner.is_(None), c.lease_owner == owner, c.lease_until <= now),
+                c.session_id == self.session_id, or_(*free),
             ).values(lease_owner=owner, lease_until=now + ttl))
             return bool(result.rowcount == 1)
+
+    async def lease_holder(self) -> str | None:
+        from sqlalchemy import select
+
+        async with await self._begin() as conn:
+            row = (await conn.execute(select(
+                self._state.c.lease_owner, self._state.c.lease_until,
+            ).where(self._state.c.session_id == self.session_id))).first()
+        return row[0] if row is not None and row[0] and row[1] > time.time() else None
 
     async def release_lease(self, owner: str) -> None:
         from sqlalchemy import update

@@ -29,6 +29,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+from ..core.items import invalid_entry
 from .base import (
     UNAVAILABLE_HINT,
     Checkpoint,
@@ -238,7 +239,8 @@ class SQLiteStateStore(StateStore):
 
         return await self.file.run(reset)
 
-    async def acquire_lease(self, owner: str, ttl: float) -> bool:
+    async def acquire_lease(self, owner: str, ttl: float, *, replacing: str | None = None
+                            ) -> bool:
         def acquire(conn: sqlite3.Connection) -> bool:
             now = time.time()
             with transaction(conn):
@@ -246,7 +248,8 @@ class SQLiteStateStore(StateStore):
                     f"SELECT lease_owner, lease_until FROM {STATE_TABLE} WHERE session_id = ?",
                     (self.session_id,),
                 ).fetchone()
-                if row is not None and row[0] not in (None, owner) and row[1] > now:
+                if (row is not None and row[0] not in (None, owner) and row[1] > now
+                        and (replacing is None or row[0] != replacing)):
                     return False
                 conn.execute(
                     f"INSERT INTO {STATE_TABLE} (session_id, lease_owner, lease_until, "
@@ -257,6 +260,12 @@ class SQLiteStateStore(StateStore):
                 return True
 
         return await self.file.run(acquire)
+
+    async def lease_holder(self) -> str | None:
+        row = await self.file.run(lambda c: c.execute(
+            f"SELECT lease_owner, lease_until FROM {STATE_TABLE} WHERE session_id = ?",
+            (self.session_id,)).fetchone())
+        return row[0] if row is not None and row[0] and row[1] > time.time() else None
 
     async def release_lease(self, owner: str) -> None:
         await self.file.run(lambda c: c.execute(
@@ -332,12 +341,12 @@ class SQLiteLog(LogStore):
             try:
                 item = json.loads(data)
             except (TypeError, ValueError):
-                logger.warning("session %r: skipping row %s of %s: not JSON", self.session_id,
-                               row_id, self.messages_table)
-                continue
-            if isinstance(item, dict):
-                ids.append(row_id)
-                items.append(item)
+                item = invalid_entry(data, "stored entry is not JSON")
+            if not isinstance(item, dict):
+                item = invalid_entry(data, f"stored entry is a JSON {type(item).__name__}, "
+                                           "not an object")
+            ids.append(row_id)
+            items.append(item)
         return ids, items
 
     def _rows_after(self, conn: sqlite3.Connection, after: int, below: int | None = None

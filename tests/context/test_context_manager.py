@@ -172,7 +172,7 @@ def test_role_aware_keeps_users_shortens_assistants_and_previews_tool_outputs():
     assert any(t.startswith(COMPACTED_MARK) for t in texts)
     roomy = ContextManager(aware.total + 2_500, role_aware=True).assemble("next", history=hist)
     newest_earlier = split_model_input(hist, has_new_input=False).turns[-1]
-    assert roomy.shortened and len(hist) - 1 not in roomy.shortened
+    assert roomy.shortened and 0 not in roomy.shortened  # counted back: 0 = the newest
     assert all(item in roomy.items for item in newest_earlier)  # protected turn verbatim
 
 
@@ -180,7 +180,8 @@ def test_role_aware_keeps_protected_turns_verbatim_and_drops_older_ones_first():
     hist = [*history(4), *turn(5, tool=True)]  # the newest earlier turn holds the record
     protected = ContextManager(2_300, role_aware=True).assemble("next", history=hist)
     assert BULKY in [i.get("output") for i in protected.items]  # verbatim
-    assert protected.total <= 2_300 and protected.dropped[-1].startswith("earlier turns 1-")
+    assert protected.total <= 2_300
+    assert protected.dropped[-1].startswith("every earlier turn before the newest ")
     unprotected = ContextManager(2_300, role_aware=True, protect_recent_turns=0).assemble(
         "next", history=hist)
     assert BULKY not in [i.get("output") for i in unprotected.items]  # shortened instead
@@ -373,3 +374,20 @@ def test_everything_together_under_the_runner_stays_valid_and_within_budget():
     seen = {s for a in assembled for s, t in a.sections.items() if t}
     assert {"summary", "structured_state", "retrieved_memory", "tool_outputs"} <= seen
     assert memory.state.issue.ticket_id == "TCK-48213" and recall.indexed_turns
+
+
+def test_a_long_history_is_read_from_its_newest_end_only():
+    class Counting(list):
+        """A history that counts how many of its items are read."""
+
+        reads = 0
+
+        def __getitem__(self, index):
+            Counting.reads += 1 if isinstance(index, int) else len(range(*index.indices(len(self))))
+            return super().__getitem__(index)
+
+    hist = Counting([*history(2000), user("the newest question")])
+    result = arun(ContextManager(1_500).assemble_input(hist, instructions="Help."))
+    assert result.total <= 1_500 and validate_items(result.items) == []
+    assert result.dropped[-1].startswith("every earlier turn before the newest ")
+    assert Counting.reads < 200  # of ~8,000 items: only the tail (and the first item) read

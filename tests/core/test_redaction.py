@@ -158,3 +158,20 @@ def test_a_redactor_that_breaks_an_item_stores_nothing():
         assert await session.raw_items() == []
 
     arun(go())
+
+
+@pytest.mark.parametrize("secret", [
+    "sk-abcdefghijklmnop1234", "sk-proj-AbCdEf_0123456789-xyzXYZ", "AKIAIOSFODNN7EXAMPLE",
+    "Bearer eyJhbGciOiJIUzI1NiJ9.e30.abc", "ghp_" + "a1B2" * 9,
+])
+def test_common_secret_formats_are_redacted(secret):
+    redactor = Redactor()
+    assert redactor.redact_text(f"use {secret} now") == "use [secret] now"
+    assert redactor.stats["secret"] == 1
+
+
+def test_a_card_number_stored_as_a_json_number_is_redacted():
+    redactor = Redactor()
+    out = redactor.redact_output(json.dumps({"card": 4111111111111111, "order": 123456789012,
+                                             "qty": 3}))
+    assert json.loads(out) == {"card": "[card]", "order": 123456789012, "qty": 3}

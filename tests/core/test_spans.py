@@ -47,7 +47,8 @@ def reference_facts(text: str) -> list[tuple[str, str, int]]:
             if pattern.accept is not None and not pattern.accept(value):
                 continue
             claimed.append((start, end))
-            found.append((pattern.kind, value, start))
+            if pattern.kind in facts.FACT_KINDS:  # the kinds reported by default
+                found.append((pattern.kind, value, start))
     found.sort(key=lambda f: f[2])
     return found
 

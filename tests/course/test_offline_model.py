@@ -232,8 +232,8 @@ def test_latest_fact_prefers_what_was_said_over_tool_traffic():
 
 
 def test_find_facts_rejects_bad_input_clearly():
-    with pytest.raises(ValueError, match=r"unknown fact kind.*'phone'"):
-        find_facts([], kinds=["phone"])
+    with pytest.raises(ValueError, match=r"unknown fact kind.*'shoe_size'"):
+        find_facts([], kinds=["shoe_size"])
     with pytest.raises(TypeError, match="item 1 must be a dict"):
         find_facts([user("hi"), "oops"])  # type: ignore[list-item]
     with pytest.raises(TypeError, match="items must be a list"):

@@ -149,6 +149,28 @@ def test_token_monitor_alerts_when_a_call_exceeds_the_limit(tmp_path):
     arun(go())
 
 
+def test_token_monitor_alerts_when_a_fold_keeps_failing():
+    from ctxlab.summarizers.testing import FailingSummarizer
+
+    model = ScriptedModel(script(4))
+    session = SummarizingSession(1, 2, FailingSummarizer(RecordingSummarizer(), failures=99))
+    monitor = TokenMonitor(100_000, lambda alert: None)
+
+    async def go():
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            await converse(session, monitor.input_filter(session), 4, model)
+        assert session.last_error and session.summary is None
+        alerts = [a for a in monitor.alerts if a.reason]
+        assert alerts, "a failing fold must raise an alert, not only a log line"
+        assert "over context_limit=2" in alerts[-1].reason and "failed" in str(alerts[-1])
+        assert all(a.input_tokens < 100_000 for a in alerts)  # not a token-limit alert
+
+    arun(go())
+
+
 def test_token_monitor_logs_by_default_and_checks_its_arguments(caplog):
     monitor = TokenMonitor(5)
 

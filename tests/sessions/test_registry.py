@@ -26,6 +26,9 @@ def test_one_session_per_key_and_bad_keys_are_refused():
     assert a.session_id == "chat-alice" and len(reg) == 2 and "bob" in reg
     with pytest.raises(InvalidSessionIdError):
         reg.session_for("dana@example.com")
+    for anonymous in (None, "", 7):  # anonymous callers never share one conversation
+        with pytest.raises(ValueError, match="must not share one session"):
+            reg.session_for(anonymous)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="factory"):
         SessionRegistry("not callable")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="made a session with id"):

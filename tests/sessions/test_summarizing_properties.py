@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -10,7 +12,7 @@ from ctxlab.summarizers import ExtractiveSummarizer
 
 from conftest import arun
 from fakes import RecordingSummarizer
-from strategies import batches, history, messy_history
+from strategies import batches, hard_history, history, messy_history
 
 SETTINGS = settings(max_examples=120, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -109,3 +111,59 @@ def test_pop_and_clear_follow_the_protocol(data, knobs, pops):
         assert await session.get_items() == [] and session.summary is None
 
     arun(go())
+
+
+@SETTINGS
+@given(st.data(), limits(), st.booleans(), st.integers(0, 3))
+def test_nothing_is_lost_with_pending_calls_late_outputs_and_pops(data, knobs, background, pops):
+    keep, limit = knobs
+    items = data.draw(hard_history())
+    parts = batches(data.draw, items)
+
+    async def go():
+        session = SummarizingSession(keep, limit, RecordingSummarizer(), "hard",
+                                     background=background)
+        stored: list = []
+        for part in parts:
+            await session.add_items(part)
+            stored.extend(part)
+            await check(session, stored, keep, limit, settled=False)
+        await session.flush()
+        await check(session, stored, keep, limit, settled=True)
+        for _ in range(pops):
+            await session.pop_item()
+            if stored:
+                stored.pop()
+            await session.flush()
+            await check(session, stored, keep, limit, settled=False)
+
+    arun(go())
+
+
+async def check(session, items, keep, limit, *, settled):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        view = await session.get_items()
+        ledger = await session.ledger()
+    assert validate_items(view) == []
+    states = {e.index: e.state for e in ledger if e.index is not None}
+    assert set(states) == set(range(len(items)))
+    # every raw item is shown, folded or pending: nothing is dropped
+    assert set(states.values()) <= {"kept", "summarized", "pending"}, ledger.table()
+    for index, state in states.items():
+        if state == "pending":
+            item = items[index]
+            assert item.get("type") in ("function_call", "custom_tool_call", "reasoning")
+    seg = segment_turns(items)
+    summary = session.summary
+    if summary is not None:  # the record states exactly what it folds
+        last = summary.turns[1]
+        end = summary.items[1]
+        starts = [t.start for t in seg.turns]
+        assert starts[last - 1] < end <= (starts[last] if last < len(starts) else len(items))
+    if settled:  # once folds succeed, at most context_limit turns are unfolded
+        end = summary.items[1] if summary else len(seg.preamble)
+        unfolded = [t for t in seg.turns if t.start >= end]
+        assert len(unfolded) <= limit
+        if summary:
+            assert len(unfolded) >= keep

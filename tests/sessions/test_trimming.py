@@ -173,7 +173,7 @@ def test_view_repairs_damage_in_the_log_and_says_why():
         ledger = await session.ledger()
         assert ledger[1].state == "dropped" and "output whose call" in ledger[1].reason
         assert ledger[4].state == "pending" and "awaiting its output" in ledger[4].reason
-        assert ledger[7].state == "dropped" and "reasoning" in ledger[7].reason
+        assert ledger[7].state == "pending" and "reasoning waiting" in ledger[7].reason
         assert len(await session.raw_items()) == len(items)
 
     arun(go())
@@ -309,5 +309,44 @@ def test_version_and_change_listeners():
         assert [item_text(i) for i in await session.raw_items()] == ["b", "c"]
         with pytest.raises(ValueError, match="callback must be callable"):
             session.subscribe("not callable")
+
+    arun(go())
+
+
+def test_get_items_honours_session_settings_limit_as_the_sdk_does():
+    from agents.memory import SessionSettings, SQLiteSession
+
+    items = [user("q1"), assistant("a1"), user("q2"), assistant("a2"), user("q3")]
+
+    async def go():
+        sdk = SQLiteSession("ref", session_settings=SessionSettings(limit=3))
+        await sdk.add_items(items)
+        session = TrimmingSession("limit", max_turns=8, session_settings=SessionSettings(limit=3))
+        await session.add_items(items)
+        assert await session.get_items() == await sdk.get_items() == items[-3:]
+        assert await session.get_items(limit=2) == items[-2:]  # an explicit limit wins
+        ledger = await session.ledger()  # the ledger agrees with get_items()
+        assert len(ledger.view()) == 3 and ledger[0].state == "dropped"
+
+    arun(go())
+
+
+def test_step_moves_the_window_start_only_every_step_turns():
+    async def go():
+        session = TrimmingSession("steps", max_turns=3, step=4)
+        firsts = []
+        for t in range(12):
+            await session.add_items([user(f"q{t}"), assistant(f"a{t}")])
+            view = await session.get_items()
+            users = [i["content"] for i in view if i.get("role") == "user"]
+            assert 3 <= len(users) <= 3 + 4 - 1 or t < 3
+            firsts.append(users[0])
+        # the start (what a prompt cache matches) changes only every 4 turns once trimming
+        changes = [t for t in range(1, 12) if firsts[t] != firsts[t - 1]]
+        assert changes == [6, 10]
+        ledger = await session.ledger()
+        assert "dropped in a step of 4" in ledger[0].reason
+        with pytest.raises(ValueError, match="step must be an integer >= 1"):
+            TrimmingSession(step=0)
 
     arun(go())

@@ -129,7 +129,7 @@ def test_kill_9_in_the_middle_of_a_summarization(backends, tmp_path):
     spec = {"jobs": [{"store": b.spec(), "session_id": "crash", "marker": str(m)}
                      for b, m in zip(backends, markers, strict=True)],
             "writer": "k", "turns": 3, "keep": 1, "limit": 2, "mode": "hang",
-            "lease_ttl": 1.5}
+            "lease_ttl": 30}
     proc = spawn(spec)
     try:
         wait_for(markers, [proc])  # the third question made a fold due: it is running
@@ -149,9 +149,9 @@ def test_kill_9_in_the_middle_of_a_summarization(backends, tmp_path):
             assert session.summary is None  # the killed fold was never applied
             assert validate_items(view) == [] and view == expected  # nothing dropped meanwhile
             began = time.monotonic()
-            await session.flush()  # waits for the dead process's lease to expire, then folds
+            await session.flush()  # the dead process's lease is taken over, then it folds
             assert session.summary is not None and session.summary.turns == (1, 2)
-            assert time.monotonic() - began < 25
+            assert time.monotonic() - began < 10  # well inside the 30 s lease
             assert await session.raw_items() == expected
             view = await session.get_items()
             assert validate_items(view) == [] and view[2:] == expected[8:]

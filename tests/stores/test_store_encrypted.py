@@ -62,3 +62,23 @@ def test_encrypted_session_works_as_a_store_and_keeps_the_state_encrypted(tmp_pa
             await wrong.get_items()
 
     arun(go())
+
+
+def test_the_wrong_key_fails_clearly_even_before_any_ctxlab_state_exists(tmp_path):
+    db = tmp_path / "chat.db"
+    key, other = (fernet().generate_key().decode("ascii") for _ in range(2))
+
+    async def go():
+        from agents.extensions.memory import EncryptedSession
+
+        plain = EncryptedSession("secret-chat", SQLiteSession("secret-chat", db), key)
+        await plain.add_items(conversation(2))  # written by the SDK alone: no ctxlab state
+        wrong = SummarizingSession(2, 3, RecordingSummarizer(), store=encrypted(db, other))
+        with pytest.raises(StoreError, match="8 of 8 stored items cannot be decrypted"):
+            await wrong.get_items()
+        with pytest.raises(StoreError, match="cannot be decrypted"):
+            await wrong.add_items(conversation(1))
+        right = SummarizingSession(2, 3, RecordingSummarizer(), store=encrypted(db, key))
+        assert await right.raw_items() == conversation(2)  # nothing was written meanwhile
+
+    arun(go())

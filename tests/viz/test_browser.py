@@ -312,6 +312,10 @@ def test_widgets_render_and_scrub_in_jupyterlab(sync_api: Any, lab: JupyterLab) 
                 assert before == ["kept"] * 6, before
                 status = page.inner_text(".ctxlab-replay-status")
                 assert "turn 3" in status
+                height = page.locator(".ctxlab-replay-view").bounding_box()["height"]
+                slider_y = page.locator(".ctxlab-replay-slider").bounding_box()["y"]
+                budget_y = page.locator(".ctxlab-replay-view .ctxlab-budget").bounding_box()[
+                    "y"]
 
                 page.click(".ctxlab-replay-view .ctxlab-next")
                 page.wait_for_function(
@@ -325,6 +329,10 @@ def test_widgets_render_and_scrub_in_jupyterlab(sync_api: Any, lab: JupyterLab) 
                 assert "turn 4" in page.inner_text(".ctxlab-replay-status")
                 value = page.inner_text(".ctxlab-replay-view .widget-readout")
                 assert value.strip() == "4"
+                # Scrubbing keeps the widget's size, and the budget bar stays by the slider.
+                after_height = page.locator(".ctxlab-replay-view").bounding_box()["height"]
+                assert abs(after_height - height) <= 2, (height, after_height)
+                assert 0 < budget_y - slider_y < 200, (slider_y, budget_y)
 
                 # Clicking a chip shows its full text in the detail pane.
                 page.click(f"{replay_chips}.ctxlab-kind-tool_output >> nth=0")

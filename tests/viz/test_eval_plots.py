@@ -18,16 +18,57 @@ CASES = load_cases("seed")
 RUN = arun(evaluate(CASES, ["full", "trim:2"], answers=False, run_id="plots"))
 
 
+def points_of(ax):
+    """The markers drawn for strategies: label -> (data x, data y, drawn x, drawn y)."""
+    out = {}
+    for line in ax.get_lines():
+        if line.get_label().startswith("_"):
+            continue
+        (x, y), = line.get_xydata()
+        drawn = line.get_transform().transform((x, y))
+        out[line.get_label()] = (x, y, *drawn)
+    return out
+
+
 def test_recall_vs_tokens_draws_one_point_per_strategy_and_corpus():
     fig = plot_recall_vs_tokens({"a": RUN, "b": RUN})
     ax = fig.axes[0]
-    assert len(ax.collections) == 4
-    points = {tuple(c.get_offsets()[0]) for c in ax.collections}
+    points = points_of(ax)
+    assert len(points) == 4
     summary = RUN.summary("trim:2")
-    assert (100 * summary.token_ratio, 100 * summary.recall) in points
-    assert "full history (a)" in [t.get_text() for t in ax.get_legend().get_texts()]
+    assert points["trim 2 (b)"][:2] == (100 * summary.token_ratio, 100 * summary.recall)
+    # one legend entry per strategy (colour and marker), one per corpus (fill)
+    strategies, corpora = ax.artists[0], ax.get_legend()
+    assert [t.get_text() for t in strategies.get_texts()] == ["full history", "trim 2"]
+    assert [t.get_text() for t in corpora.get_texts()] == ["a", "b"]
+    line = {ln.get_label(): ln for ln in ax.get_lines()}
+    assert line["trim 2 (a)"].get_color() == line["trim 2 (b)"].get_color()
+    assert line["trim 2 (a)"].get_fillstyle() != line["trim 2 (b)"].get_fillstyle()
     with pytest.raises(ValueError, match="not an EvalRun"):
         plot_recall_vs_tokens({"a": "nope"})  # type: ignore[dict-item]
+
+
+def test_recall_vs_tokens_moves_markers_that_would_cover_each_other():
+    fig = plot_recall_vs_tokens({"a": RUN, "b": RUN})  # every point twice, exactly
+    points = points_of(fig.axes[0])
+    for name in ("full history", "trim 2"):
+        ax_, ay_, a_x, a_y = points[f"{name} (a)"]
+        bx_, by_, b_x, b_y = points[f"{name} (b)"]
+        assert (ax_, ay_) == (bx_, by_)  # the numbers are the same...
+        apart = ((a_x - b_x) ** 2 + (a_y - b_y) ** 2) ** 0.5
+        assert 6 <= apart <= 20  # ...drawn a marker apart, not far away (pixels at 100 dpi)
+
+
+def test_recall_vs_tokens_axes_follow_the_data():
+    fig = plot_recall_vs_tokens(RUN)
+    ax = fig.axes[0]
+    xs = [100 * s.token_ratio for s in RUN.summaries()]
+    ys = [100 * s.recall for s in RUN.summaries()]
+    left, right = ax.get_xlim()
+    bottom, top = ax.get_ylim()
+    assert left <= min(xs) and right >= max(xs) and bottom <= min(ys) and top >= max(ys)
+    assert left > 0 or min(xs) < 10  # not a 0-100 axis when the data starts far from 0
+    assert right - left < 100 * 1.1
 
 
 def test_survival_and_cost_bars_match_the_run():

@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 from ctxlab import STATE_COLORS, Ledger, TrimmingSession
 from ctxlab.core.sections import FULL_HISTORY, SECTION_LABELS, budget_sections
 from ctxlab.eval.replay import Snapshot, replay
-from ctxlab.viz.palette import SECTION_COLORS
+from ctxlab.viz.palette import SECTION_COLORS, strategy_style
 from ctxlab.viz.plots.lessons import (
     NEW_INPUT,
     plot_budget_bars,
@@ -54,9 +54,12 @@ def test_tokens_per_turn_draws_one_line_per_strategy():
     for line, values in zip(lines, series.values(), strict=False):
         assert list(line.get_ydata()) == values
         assert list(line.get_xdata()) == list(range(1, len(values) + 1))
-    colors = {line.get_color() for line in lines[:3]}
-    assert len(colors) == 3
-    assert len({line.get_linestyle() for line in lines[:3]}) == 3  # not colour alone
+    for line, label in zip(lines[:3], series, strict=True):  # each in its strategy's style
+        color, linestyle, marker = strategy_style(label)
+        assert to_rgba(line.get_color()) == to_rgba(color)
+        assert (line.get_linestyle(), line.get_marker()) == (linestyle, marker)
+    styles = {(line.get_color(), line.get_linestyle(), line.get_marker()) for line in lines[:3]}
+    assert len(styles) == 3
     budget_line = lines[3]
     assert list(budget_line.get_ydata()) == [80, 80]
     assert ax.get_title() == "Cost per turn"
@@ -128,7 +131,9 @@ def test_timeline_with_a_summary_shows_folded_items_and_the_injected_tokens():
     bars = side.patches
     assert [b.get_width() for b in bars] == [0, 23 + 29]
     assert bars[1].get_facecolor() == pytest.approx(to_rgba(STATE_COLORS["summary"]))
-    assert "summarized" in legend_texts(fig)
+    assert legend_texts(fig) == ["kept", "summary", "summarized", "not stored yet"]
+    summary_patch = fig.legends[0].get_patches()[1]
+    assert summary_patch.get_facecolor() == pytest.approx(to_rgba(STATE_COLORS["summary"]))
 
 
 def test_timeline_rejects_bad_input():

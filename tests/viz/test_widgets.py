@@ -447,11 +447,13 @@ class SpySession:
 
 def test_replay_view_scrubs_recorded_snapshots_without_reading_the_session():
     spy = SpySession(TrimmingSession("replay", max_turns=2))
-    view = arun(ReplayView.record(CONVERSATION, spy))
+    view = arun(ReplayView.record(CONVERSATION, spy, instructions="Help with devices."))
     reads = spy.reads
     assert len(view.snapshots) == 5
-    assert (view.slider.min, view.slider.max, view.slider.value) == (1, 5, 1)
-    assert view.prev_button.disabled and not view.next_button.disabled
+    assert (view.slider.min, view.slider.max, view.slider.value) == (1, 5, 5)  # the last
+    assert view.next_button.disabled and not view.prev_button.disabled
+    assert view.sections["instructions"] > 0  # counted as every model call counts them
+    view.go(1)
     assert view.session_view.chips == []
     assert "➜ user" in view.new_input.value
     for step in range(1, 6):
@@ -459,7 +461,8 @@ def test_replay_view_scrubs_recorded_snapshots_without_reading_the_session():
         shot = view.snapshots[step - 1]
         assert view.snapshot is shot
         assert [chip_state(b) for b in view.session_view.chips] == [e.state for e in shot.ledger]
-        assert view.sections == snapshot_sections(shot)
+        assert view.sections == {**snapshot_sections(shot),
+                                 "instructions": view.instructions_tokens}
     assert view.next_button.disabled and not view.prev_button.disabled
     assert spy.reads == reads  # no session (and so no model) call while scrubbing
     assert "after turn 4" in view.status.value
@@ -512,7 +515,7 @@ def test_replay_view_shows_turns_folding_into_a_summary():
         Snapshot(3, [], [user("third question")], early),
         Snapshot(4, [], [user("fourth question")], SUMMARIZED),
     ]
-    view = ReplayView(shots)
+    view = ReplayView(shots, start=1)
     assert {chip_state(b) for b in view.session_view.chips} == {"kept"}
     view.next()
     states = [chip_state(b) for b in view.session_view.chips]
@@ -536,7 +539,7 @@ def test_replay_view_static_html_stacks_every_turn():
     assert [r["data-turn"] for r in elements(markup, "ctxlab-replay-row")] == [
         "1", "2", "3", "4", "0"]
     assert "after turn 4" in markup
-    assert repr(view) == "ReplayView(5 snapshots, turns 1..4, showing 1)"
+    assert repr(view) == "ReplayView(5 snapshots, turns 1..4, showing 5)"
 
 
 def test_replay_view_rejects_bad_input():
@@ -549,6 +552,8 @@ def test_replay_view_rejects_bad_input():
         ReplayView(shots[0])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="start must be between 1 and 5"):
         ReplayView(shots, start=6)
+    body = [c for c in ReplayView(shots).children if "ctxlab-replay-body" in c._dom_classes]
+    assert body and body[0].layout.height == ReplayView.BODY_HEIGHT  # a fixed height
 
 
 # ------------------------------------------------------------------------- BudgetBar

@@ -5,6 +5,8 @@ SDK stores in a session, so it can be replayed through any memory strategy as it
 
 * :func:`load_tau_bench`: 200 airline customer-service transcripts (tau-bench, MIT);
 * :func:`load_abcd`: 3 human-to-human customer-service chats (ABCD, MIT);
+* :func:`load_zh_support`: 14 Chinese IT and appliance support chats written for ctxlab
+  (CC BY 4.0), the source article's fridge example among them;
 * :func:`seed_trimming_flow`, :func:`seed_router_flow`, :func:`seed_support_conversation`:
   the course's own example conversations;
 * :func:`load_conversation_file`: a log of your own (JSON or JSONL, Chat Completions
@@ -23,7 +25,14 @@ Modules: :mod:`.records` (the types), :mod:`.convert` (Chat Completions and file
 from __future__ import annotations
 
 from .convert import chat_to_responses, load_conversation_file
-from .datasets import ABCD_FACT_KEYS, TAU_FACT_KEYS, load_abcd, load_tau_bench
+from .datasets import (
+    ABCD_FACT_KEYS,
+    TAU_FACT_KEYS,
+    ZH_SOURCE,
+    load_abcd,
+    load_tau_bench,
+    load_zh_support,
+)
 from .records import Conversation, Fact, locate_facts
 from .seeds import (
     Probe,
@@ -36,6 +45,7 @@ from .seeds import (
 __all__ = [
     "ABCD_FACT_KEYS",
     "TAU_FACT_KEYS",
+    "ZH_SOURCE",
     "Conversation",
     "Fact",
     "Probe",
@@ -43,6 +53,7 @@ __all__ = [
     "load_abcd",
     "load_conversation_file",
     "load_tau_bench",
+    "load_zh_support",
     "locate_facts",
     "seed_router_flow",
     "seed_support_conversation",

@@ -1,21 +1,26 @@
-"""The packaged real transcripts: tau-bench airline (200, MIT) and ABCD (3, MIT); see
-``ctxlab/data/README.md`` for sources and licenses."""
+"""The packaged transcripts: tau-bench airline (200, MIT), ABCD (3, MIT) and ctxlab's own
+Chinese support conversations (14, CC BY 4.0); see ``ctxlab/data/README.md`` for sources and
+licenses."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from ...core.items import item_kind, item_text
 from .convert import chat_to_responses
 from .records import (
     Conversation,
+    Fact,
     assistant,
     call,
     locate_facts,
     output,
+    user,
 )
 
 # ---------------------------------------------------------------------------- packaged data
@@ -190,3 +195,88 @@ def load_abcd() -> list[Conversation]:
     whole ``scenario``.
     """
     return [c.copy() for c in _abcd_conversations()]
+
+
+# ---------------------------------------------------------------------------- Chinese support
+
+#: What ``Conversation.source`` is for the Chinese support corpus.
+ZH_SOURCE = "zh_support"
+
+
+def _ascii_bounded(value: str) -> re.Pattern[str]:
+    # Chinese has no spaces: "型号是BCD-123，" must find BCD-123, so only ASCII letters and
+    # digits count as "more of the same word" (as KeyFact.found_in matches values).
+    return re.compile(r"(?<![A-Za-z0-9])" + re.escape(value) + r"(?![A-Za-z0-9])")
+
+
+def _first_item(texts: Sequence[str], value: str) -> int | None:
+    pattern = _ascii_bounded(value)
+    return next((i for i, text in enumerate(texts) if pattern.search(text)), None)
+
+
+def _zh_items(conv_id: str, lines: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    calls = 0
+    for n, line in enumerate(lines):
+        role = line[0] if line else None
+        if role == "user" and len(line) == 2:
+            items.append(user(line[1]))
+        elif role == "assistant" and len(line) == 2:
+            items.append(assistant(line[1]))
+        elif role == "tool" and len(line) == 4:
+            calls += 1
+            call_id = f"{conv_id}-call-{calls}"
+            items.append(call(call_id, line[1], json.dumps(line[2], ensure_ascii=False)))
+            items.append(output(call_id, json.dumps(line[3], ensure_ascii=False)))
+        else:  # pragma: no cover - the shipped data is checked by the tests
+            raise ValueError(f"zh_support {conv_id} line {n}: expected [user|assistant, text] "
+                             f"or [tool, name, arguments, result], got {line!r}")
+    return items
+
+
+@lru_cache(maxsize=1)
+def _zh_conversations() -> tuple[Conversation, ...]:
+    document = json.loads(_data_text("zh_support", "zh_support.json"))
+    conversations = []
+    for record in document["conversations"]:
+        conv_id = record["id"]
+        items = _zh_items(conv_id, record["lines"])
+        texts = [item_text(it) for it in items]
+        facts = []
+        for name, raw in record["facts"].items():
+            for value in [raw] if isinstance(raw, str) else raw:
+                first = _first_item(texts, value)
+                where = item_kind(items[first]) if first is not None else None
+                facts.append(Fact(name, value, first, where))
+        updates = []
+        for update in record.get("updates", []):
+            start = _first_item(texts, update.get("from", update["new"]))
+            updates.append({"fact": update["fact"], "old": update["old"], "new": update["new"],
+                            "from_item": start})
+        meta = {"title": record["title"], "device": record["device"], "language": "zh",
+                "updates": updates}
+        conversations.append(Conversation(conv_id, ZH_SOURCE, items, tuple(facts), meta))
+    return tuple(conversations)
+
+
+def load_zh_support() -> list[Conversation]:
+    """ctxlab's 14 Chinese IT and appliance support conversations, as Responses items.
+
+    Written for ctxlab (CC BY 4.0): a fridge whose model number BCD-123 is given in the first
+    turn and asked about at the end, under warranty-policy lookups full of log noise (the
+    source article's example, in our own words), laptops with blue screens, routers,
+    washers, phones, printers, VPNs, NAS drives. Each chat plants identifiers (工单号,
+    序列号, 型号, 订单号, 邮箱, 手机号, 错误代码, 固件版本, dates), some of which change
+    mid-chat (a new e-mail address, a firmware upgrade, a visit moved to another day), the
+    customer's constraints (只用邮件联系, 不要寄到快递柜, ...) and the agent's commitments.
+    Tool calls are ``function_call`` / ``function_call_output`` pairs with call ids
+    ``"<id>-call-<n>"``; their JSON keeps Chinese as is.
+
+    The facts are named by kind (``model``, ``ticket``, ``email``, ...) or as
+    ``constraint.<topic>`` / ``commitment.<topic>``; each points at the first item holding
+    its value (a value counts when no ASCII letter or digit continues it, since Chinese has
+    no spaces). ``meta`` holds ``title``, ``device``, ``language`` (``"zh"``) and
+    ``updates``: ``{"fact", "old", "new", "from_item"}`` for every value replaced mid-chat,
+    ``from_item`` being the item from which the new value holds.
+    """
+    return [c.copy() for c in _zh_conversations()]

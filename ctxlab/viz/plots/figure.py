@@ -1,4 +1,10 @@
-"""One way to make a figure for every ctxlab plot."""
+"""One way to make a figure for every ctxlab plot, and the sizes that keep it readable.
+
+A notebook shows a figure at its own pixel size up to the width of the output area (about
+900 px in JupyterLab at the default 100 dpi) and scales wider ones down, text included.
+Every plot therefore fits in :data:`NOTEBOOK_WIDTH` inches, and no text is smaller than
+:data:`SMALL_FONT` points.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,11 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
+
+#: The widest figure (inches at 100 dpi) a notebook shows without scaling it down.
+NOTEBOOK_WIDTH = 9.0
+#: The smallest text ctxlab draws (legends, annotations, secondary labels), in points.
+SMALL_FONT = 9.0
 
 
 def new_figure(figsize: tuple[float, float], **kwargs: Any) -> tuple[Figure, Any]:

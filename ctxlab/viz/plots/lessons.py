@@ -6,7 +6,10 @@
 
 Figures are created with ``plt.subplots`` and closed from pyplot at once, so nothing is
 shown twice in Jupyter and nothing needs a display (the Agg backend works). Colours are
-colour-blind-safe: :data:`ctxlab.core.ledger.STATE_COLORS` for states, Okabe-Ito elsewhere.
+colour-blind-safe: :data:`ctxlab.core.ledger.STATE_COLORS` for states, Okabe-Ito for
+sections, and each strategy its own style (:func:`ctxlab.viz.palette.strategy_style`), the
+same in every lesson. Figures fit a notebook's width with text of at least
+:data:`~ctxlab.viz.plots.figure.SMALL_FONT` points.
 """
 
 from __future__ import annotations
@@ -21,8 +24,14 @@ from matplotlib.patches import Patch
 from ...core.ledger import STATE_COLORS, STATES, Ledger
 from ...core.sections import FULL_HISTORY, SECTION_LABELS, SECTIONS
 from ...eval.replay import Snapshot
-from ..palette import LINE_COLORS, LINE_STYLES, MARKERS, SECTION_COLORS
-from .figure import new_figure
+from ..palette import (
+    NEUTRAL_COLOR,
+    REFERENCE_COLOR,
+    SECTION_COLORS,
+    family_color,
+    strategy_style,
+)
+from .figure import NOTEBOOK_WIDTH, SMALL_FONT, new_figure
 
 #: Cell states of the timeline beyond the ledger states.
 NEW_INPUT = "new input"
@@ -55,26 +64,28 @@ def plot_tokens_per_turn(
     """One line per strategy: tokens of the model call at user turn 1, 2, ...
 
     ``series`` maps a label (``"full history"``, ``"trim 3 turns"`` ...) to its counts, for
-    example from :func:`ctxlab.core.sections.tokens_per_turn`. ``budget`` draws a
-    horizontal line at a token budget.
+    example from :func:`ctxlab.core.sections.tokens_per_turn`; each line is drawn in its
+    label's :func:`~ctxlab.viz.palette.strategy_style`. ``budget`` draws a horizontal line
+    at a token budget.
     """
     if not isinstance(series, Mapping) or not series:
         raise ValueError("series must be a non-empty mapping of label -> tokens per turn")
     checked = {str(label): _check_counts(str(label), values) for label, values in series.items()}
     fig, ax = new_figure(figsize)
-    for n, (label, values) in enumerate(checked.items()):
+    for label, values in checked.items():
+        style = strategy_style(label)
         ax.plot(
             range(1, len(values) + 1),
             values,
             label=label,
-            color=LINE_COLORS[n % len(LINE_COLORS)],
-            linestyle=LINE_STYLES[n % len(LINE_STYLES)],
-            marker=MARKERS[n % len(MARKERS)],
-            markersize=4,
+            color=style.color,
+            linestyle=style.linestyle,
+            marker=style.marker,
+            markersize=4.5,
             linewidth=1.8,
         )
     if budget is not None:
-        ax.axhline(budget, color="#999999", linestyle=":", linewidth=1.2,
+        ax.axhline(budget, color=REFERENCE_COLOR, linestyle=":", linewidth=1.2,
                    label=f"budget ({budget:,} tokens)")
     longest = max((len(v) for v in checked.values()), default=0)
     ax.set_xlim(0.5, max(longest, 1) + 0.5)
@@ -84,7 +95,7 @@ def plot_tokens_per_turn(
     ax.set_ylabel("tokens sent to the model")
     ax.set_title(title)
     ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(frameon=False, fontsize=9)
+    ax.legend(frameon=False, fontsize=SMALL_FONT)
     fig.tight_layout()
     return fig
 
@@ -153,6 +164,32 @@ def _synthetic_tokens(ledger: Ledger) -> int:
     return sum(e.tokens for e in ledger if e.index is None and e.state in ("summary", "kept"))
 
 
+def _nice_step(minimum: float) -> int:
+    """The smallest of 1, 2, 5, 10, 20, 50, ... that is at least ``minimum``."""
+    step = 1
+    while True:
+        for factor in (1, 2, 5):
+            if step * factor >= minimum:
+                return step * factor
+        step *= 10
+
+
+def _spaced(positions: Sequence[tuple[int, str]], per_inch: float,
+            fontsize: float = SMALL_FONT) -> list[tuple[int, str]]:
+    """The (position, label) pairs whose labels do not touch, with ``per_inch`` positions
+    per inch (a character is about 0.6 em wide)."""
+    char = 0.6 * fontsize / 72
+    shown: list[tuple[int, str]] = []
+    for position, label in positions:
+        if shown:
+            last, text = shown[-1]
+            needed = (char * (len(text) + len(label)) / 2 + 0.05) * per_inch
+            if position - last < needed:
+                continue
+        shown.append((position, label))
+    return shown
+
+
 def plot_context_timeline(
     timeline: Sequence[Snapshot | Ledger],
     *,
@@ -164,7 +201,9 @@ def plot_context_timeline(
     Green items were sent as they are, orange ones were folded into a summary, grey ones
     were not sent; black cells are the call's new input; blank cells were not stored yet.
     When a strategy injects synthetic items (a summary), a narrow panel on the right shows
-    their tokens per call. Accepts snapshots from :func:`ctxlab.eval.replay.replay` or ledgers.
+    their tokens per call, in the summary colour. Accepts snapshots from
+    :func:`ctxlab.eval.replay.replay` or ledgers. The figure fits a notebook's width, so
+    its labels are shown at their size; the legend sits right under the axes.
     """
     rows = _rows(timeline)
     grid = timeline_states(timeline)
@@ -175,46 +214,61 @@ def plot_context_timeline(
     ]
     synthetic = [_synthetic_tokens(ledger) for _, ledger, _ in rows]
     with_panel = any(synthetic)
-    size = figsize or (min(3.0 + 0.22 * width, 14.0), min(1.6 + 0.32 * height, 10.0))
+    size = figsize or (min(3.2 + 0.16 * width + (1.0 if with_panel else 0.0),
+                           NOTEBOOK_WIDTH - 0.2),
+                       min(2.4 + 0.25 * height, 9.0))
     if with_panel:
-        fig, (ax, side) = new_figure(size, ncols=2, sharey=True,
-                                      gridspec_kw={"width_ratios": [max(width, 1), 2.5]})
+        ratios = [max(width, 1), 0.14 * width + 2.0]  # the panel: about an inch wide
+        fig, (ax, side) = new_figure(size, ncols=2, sharey=True, layout="constrained",
+                                      gridspec_kw={"width_ratios": ratios})
     else:
-        fig, ax = new_figure(size)
+        fig, ax = new_figure(size, layout="constrained")
         side = None
     ax.imshow(image, aspect="auto", interpolation="nearest")
     ax.set_xticks([x - 0.5 for x in range(width + 1)], minor=True)
     ax.set_yticks([y - 0.5 for y in range(height + 1)], minor=True)
     ax.grid(which="minor", color="#FFFFFF", linewidth=1.0 if width <= 60 else 0.0)
     ax.tick_params(which="minor", length=0)
-    ax.set_yticks(range(height), [label for label, _, _ in rows])
-    step = max(1, width // 20)
-    ax.set_xticks(range(0, width, step))
+    # one label per row while they fit (about 1.4 lines of text each), else every k-th row
+    # and always the last one
+    rows_per_inch = height / max(1.0, size[1] - 2.2)
+    every = _nice_step(rows_per_inch * 1.4 * 10 / 72)
+    shown_rows = [n for n in range(height) if n % every == 0 and height - 1 - n >= every]
+    shown_rows.append(height - 1)
+    ax.set_yticks(shown_rows, [rows[n][0] for n in shown_rows])
+    # columns per inch of the heatmap, estimated before the layout is done
+    heat_inches = max(1.0, size[0] - 1.6 - (1.2 if with_panel else 0.0))
+    per_inch = width / heat_inches
+    digits = len(str(max(width - 1, 0)))
+    ax.set_xticks(range(0, width, _nice_step(per_inch * (0.12 + 0.09 * digits))))
     ax.set_xlabel("stored items (index in the untrimmed log)")
     ax.set_ylabel("model call")
     starts = _turn_starts(rows)
     if starts:
         top = ax.secondary_xaxis("top")
-        every = max(1, len(starts) // 15)
-        shown = sorted(starts.items())[::every]
-        top.set_xticks([index for _, index in shown], [f"T{turn}" for turn, _ in shown])
-        top.tick_params(labelsize=8, length=3)
-        top.set_xlabel("where each user turn starts", fontsize=8)
+        labels = [(index, f"T{turn}") for turn, index in sorted(starts.items())]
+        shown = _spaced(labels, per_inch)
+        top.set_xticks([index for index, _ in shown], [label for _, label in shown])
+        top.tick_params(labelsize=SMALL_FONT, length=3)
+        top.set_xlabel("where each user turn starts", fontsize=SMALL_FONT)
     ax.set_title(title)
     used = {c for row in grid for c in row if c is not None}
+    if with_panel:
+        used.add("summary")
     handles = [Patch(facecolor=TIMELINE_COLORS[s], label=s) for s in (*STATES, NEW_INPUT)
                if s in used]
     handles.append(Patch(facecolor="#FFFFFF", edgecolor="#999999", label="not stored yet"))
     if side is not None:
         side.barh(range(height), synthetic, color=STATE_COLORS["summary"], height=0.7)
-        side.set_xlabel("summary\ntokens")
-        side.tick_params(axis="y", left=False)
-        side.set_title("injected", fontsize=9)
+        side.set_xlabel("tokens")
+        side.tick_params(axis="y", which="both", left=False)
+        side.xaxis.get_major_locator().set_params(nbins=2)
+        side.set_title("summary", fontsize=SMALL_FONT + 1)
         for spine in ("top", "right"):
             side.spines[spine].set_visible(False)
-    fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False,
-               fontsize=8, bbox_to_anchor=(0.5, 0.0))
-    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    across = len(handles) if size[0] >= 1.05 * len(handles) else -(-len(handles) // 2)
+    fig.legend(handles=handles, loc="outside lower center", ncol=across,
+               frameon=False, fontsize=SMALL_FONT + 1, handlelength=1.4, columnspacing=1.2)
     return fig
 
 
@@ -273,7 +327,7 @@ def plot_budget_bars(
     ax.set_ylim(bottom=0)
     ax.grid(True, axis="y", alpha=0.3)
     ax.set_axisbelow(True)
-    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.legend(frameon=False, fontsize=SMALL_FONT, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     return fig
 
@@ -332,7 +386,7 @@ def plot_window_parts(
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.grid(True, axis="y", alpha=0.3)
     ax.set_axisbelow(True)
-    ax.legend(frameon=False, fontsize=8, loc="upper left")
+    ax.legend(frameon=False, fontsize=SMALL_FONT, loc="upper left")
     fig.tight_layout()
     return fig
 
@@ -356,17 +410,18 @@ def plot_run_cost(
     if not isinstance(records_by_label, Mapping) or not records_by_label:
         raise ValueError("records_by_label must map a label to the records of one run")
     fig, (ax_tokens, ax_cost) = new_figure(figsize, ncols=2)
-    for n, (label, records) in enumerate(records_by_label.items()):
+    for label, records in records_by_label.items():
         _check_records(records)
-        color = LINE_COLORS[n % len(LINE_COLORS)]
+        style = strategy_style(str(label))
         turns = [r.turn for r in records]
-        ax_tokens.plot(turns, [r.input_tokens for r in records], color=color, marker="o",
-                       markersize=3, linestyle=LINE_STYLES[n % len(LINE_STYLES)], label=label)
+        ax_tokens.plot(turns, [r.input_tokens for r in records], color=style.color,
+                       marker=style.marker, markersize=3.5, linestyle=style.linestyle,
+                       label=label)
         total, cumulative = 0.0, []
         for record in records:
             total += cost_usd(record.input_tokens, record.output_tokens, model, prices)
             cumulative.append(total)
-        ax_cost.plot(turns, cumulative, color=color, linestyle=LINE_STYLES[n % len(LINE_STYLES)],
+        ax_cost.plot(turns, cumulative, color=style.color, linestyle=style.linestyle,
                      label=f"{label}: ${total:.4f}")
     ax_tokens.set_xlabel("user turn")
     ax_tokens.set_ylabel("input tokens billed")
@@ -379,7 +434,7 @@ def plot_run_cost(
     for ax in (ax_tokens, ax_cost):
         ax.grid(True, alpha=0.3)
         ax.xaxis.get_major_locator().set_params(integer=True)
-        ax.legend(frameon=False, fontsize=8)
+        ax.legend(frameon=False, fontsize=SMALL_FONT)
     if title:
         fig.suptitle(title)
     fig.tight_layout()
@@ -405,18 +460,19 @@ def plot_turn_distribution(
         raise ValueError("windows and coverage must be non-empty and of the same length")
     fig, (left, right) = new_figure(figsize, ncols=2)
     bins = range(min(counts), max(counts) + 2)
-    left.hist(counts, bins=bins, color=LINE_COLORS[0], edgecolor="#FFFFFF", align="left")
+    left.hist(counts, bins=bins, color=NEUTRAL_COLOR, edgecolor="#FFFFFF", align="left")
     left.set_xlabel("user turns per conversation")
     left.set_ylabel("conversations")
     left.set_title("conversation length")
-    right.plot(list(windows), [100 * c for c in coverage], color=LINE_COLORS[1], marker="o",
+    right.plot(list(windows), [100 * c for c in coverage],
+               color=family_color("trim"), marker="o",
                markersize=3)
-    right.axhline(90, color="#999999", linestyle=":", linewidth=1.2, label="90% of facts")
+    right.axhline(90, color=REFERENCE_COLOR, linestyle=":", linewidth=1.2, label="90% of facts")
     right.set_xlabel("max_turns")
     right.set_ylabel("facts still in view at the end (%)")
     right.set_ylim(0, 102)
     right.set_title("what a trimming window keeps")
-    right.legend(frameon=False, fontsize=8, loc="lower right")
+    right.legend(frameon=False, fontsize=SMALL_FONT, loc="lower right")
     for ax in (left, right):
         ax.grid(True, alpha=0.3)
         ax.xaxis.get_major_locator().set_params(integer=True)

@@ -164,11 +164,19 @@ def full_texts_html(entries: Sequence[LedgerEntry]) -> str:
 
 
 def view_summary(entries: Sequence[LedgerEntry]) -> str:
-    """``12 items · model sees 310 of 1,024 stored tokens``."""
+    """``12 stored items (14 chips with the summary pair) · the model is sent 310 tokens:
+    250 of the 1,024 stored, plus 60 of summary``: what is counted, said plainly."""
     stored = sum(e.tokens for e in entries if e.index is not None)
-    seen = sum(e.tokens for e in entries if e.state in ("kept", "summary"))
+    kept = sum(e.tokens for e in entries if e.index is not None and e.state == "kept")
+    synthetic = sum(e.tokens for e in entries if e.index is None and e.state == "summary")
     count = sum(1 for e in entries if e.index is not None)
-    return f"{count} stored items · the model sees {seen:,} of {stored:,} stored tokens"
+    extra = len(entries) - count
+    items = f"{count} stored items" + (f" ({len(entries)} chips with the summary pair)"
+                                       if extra else "")
+    if synthetic:
+        return (f"{items} · the model is sent {kept + synthetic:,} tokens: {kept:,} of the "
+                f"{stored:,} stored, plus {synthetic:,} of summary")
+    return f"{items} · the model is sent {kept:,} of the {stored:,} stored tokens"
 
 
 def header_html(title: str | None, entries: Sequence[LedgerEntry]) -> str:

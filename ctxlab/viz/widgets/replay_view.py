@@ -30,8 +30,15 @@ class ReplayView(widgets.VBox):
     :class:`BudgetBar` and the list of items with token totals. Scrubbing only redraws
     recorded ledgers; no model and no session is called.
 
-    Record one with ``view = await ReplayView.record(items, session)``.
+    It opens at the last model call (or ``start``); the slider, the status line and the
+    budget bar stay at the top and the chips and items below scroll inside a fixed height,
+    so what changes stays next to the slider while you scrub.
+
+    Record one with ``view = await ReplayView.record(items, session, instructions=...)``.
     """
+
+    #: Height of the scrolling part (chips and items), so the widget keeps its size.
+    BODY_HEIGHT = "420px"
 
     def __init__(
         self,
@@ -40,7 +47,7 @@ class ReplayView(widgets.VBox):
         title: str | None = None,
         instructions_tokens: int = 0,
         token_counter: TokenCounter | None = None,
-        start: int = 1,
+        start: int | None = None,
     ):
         super().__init__()
         if isinstance(snapshots, Snapshot) or not isinstance(snapshots, Sequence):
@@ -73,7 +80,8 @@ class ReplayView(widgets.VBox):
         ]
         self._last_turn = max((s.turn for s in self.snapshots), default=0)
         count = len(self.snapshots)
-        if not 1 <= start <= count:
+        start = count if start is None else start
+        if isinstance(start, bool) or not isinstance(start, int) or not 1 <= start <= count:
             raise ValueError(f"start must be between 1 and {count}, got {start!r}")
 
         self.slider = widgets.IntSlider(
@@ -99,8 +107,11 @@ class ReplayView(widgets.VBox):
         self.slider.observe(self._on_slider, names="value")
         controls = widgets.HBox((self.prev_button, self.slider, self.next_button),
                                 layout=widgets.Layout(align_items="center"))
-        self.children = (controls, self.status, self.session_view, self.new_input,
-                         self.budget, self.model_input)
+        body = widgets.VBox((self.session_view, self.model_input),
+                            layout=widgets.Layout(height=self.BODY_HEIGHT, overflow="auto",
+                                                  border="1px solid #ddd", padding="4px"))
+        body.add_class("ctxlab-replay-body")
+        self.children = (controls, self.status, self.budget, self.new_input, body)
         self._render(start)
 
     @classmethod
@@ -111,21 +122,27 @@ class ReplayView(widgets.VBox):
         *,
         limit: int | None = None,
         title: str | None = None,
-        instructions_tokens: int = 0,
+        instructions: str | None = None,
+        tools: Sequence[Any] = (),
+        instructions_tokens: int | None = None,
+        start: int | None = None,
     ) -> ReplayView:
         """Replay ``conversation_items`` into ``session`` as the Runner would, and view it.
 
         ``session`` should be empty: the replay appends to it. ``limit`` is the item limit
-        the Runner would pass to ``get_items``.
+        the Runner would pass to ``get_items``. Pass the agent's ``instructions`` (and
+        ``tools``) so that totals count them as every model call does (the same number the
+        run plots show); ``instructions_tokens`` overrides that count.
         """
         snapshots = await replay(conversation_items, session, limit=limit)
         counter = getattr(session, "token_counter", None)
-        return cls(
-            snapshots,
-            title=title,
-            instructions_tokens=instructions_tokens,
-            token_counter=counter if isinstance(counter, TokenCounter) else None,
-        )
+        counter = counter if isinstance(counter, TokenCounter) else None
+        if instructions_tokens is None:
+            from ...core.tokens import count_request_tokens
+
+            instructions_tokens = count_request_tokens(instructions, [], list(tools))["total"]
+        return cls(snapshots, title=title, instructions_tokens=instructions_tokens,
+                   token_counter=counter, start=start)
 
     # -- navigation --------------------------------------------------------------------
     @property

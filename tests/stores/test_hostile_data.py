@@ -1,0 +1,115 @@
+"""Bad input and junk in the store: clear errors that name the item, nothing stored, the
+same on every store; entries written behind ctxlab's back are skipped and reported."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+from typing import Any
+
+import pytest
+
+from ctxlab import TrimmingSession, validate_items
+
+from conftest import arun, assistant, user
+from store_backends import KINDS, Backend
+
+pytestmark = pytest.mark.redis
+
+
+def circular() -> dict[str, Any]:
+    item: dict[str, Any] = {"role": "user", "content": [{"type": "input_text", "text": "x"}]}
+    item["content"][0]["self"] = item
+    return item
+
+
+def deep(levels: int) -> dict[str, Any]:
+    node: Any = "bottom"
+    for _ in range(levels):
+        node = {"n": node}
+    return {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}",
+            "extra": node}
+
+
+BAD: dict[str, tuple[Any, str]] = {
+    "datetime": ({"role": "user", "content": "hi", "at": datetime.datetime(2026, 1, 1)},
+                 "at is a datetime, which is not JSON"),
+    "bytes": ({"type": "function_call_output", "call_id": "c", "output": "x",
+               "blob": b"\x00"}, "blob is a bytes"),
+    "set": ({"role": "user", "content": "hi", "tags": {"a"}}, "tags is a set"),
+    "non-str key": ({"role": "user", "content": "hi", "meta": {1: "x"}},
+                    "meta has a key that is not a string"),
+    "huge int": ({"role": "user", "content": "hi", "n": 10**30}, "beyond 64 bits"),
+    "too deep": (deep(80), "nests deeper than 64 levels"),
+    "circular": (circular(), "circular reference"),
+    "lone surrogate": ({"role": "user", "content": "bad \ud800 text"}, "lone surrogate"),
+    "text not a string": ({"role": "user", "content": [{"type": "input_text", "text": 5}]},
+                          "needs a string 'text'"),
+    "unknown part": ({"role": "user", "content": [{"type": "input_video", "url": "x"}]},
+                     "unknown type 'input_video'"),
+    "nan": ({"role": "user", "content": "hi", "score": math.nan}, "score is nan"),
+    "inf": ({"role": "user", "content": "hi", "score": math.inf}, "score is inf"),
+}
+
+
+@pytest.fixture(params=("memory", *KINDS))
+def backend(request, tmp_path) -> Backend | None:
+    if request.param == "memory":
+        return None
+    url = request.getfixturevalue("redis_url") if request.param == "redis" else None
+    return Backend(request.param, tmp_path, url)
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_a_bad_item_is_refused_by_index_and_nothing_is_stored(backend, case):
+    bad, message = BAD[case]
+
+    async def go():
+        store = backend.sdk("bad") if backend else None
+        session = TrimmingSession("bad", store=store)
+        await session.add_items([user("q1"), assistant("a1")])
+        with pytest.raises(ValueError, match="item 1 of 2 is invalid") as caught:
+            await session.add_items([user("q2"), bad])
+        assert message in str(caught.value)
+        assert "Nothing from this batch was stored" in str(caught.value)
+        assert await session.raw_items() == [user("q1"), assistant("a1")]
+        if backend:  # a fresh reader of the same store sees exactly that too
+            other = TrimmingSession("bad", store=backend.sdk("bad"))
+            assert await other.raw_items() == [user("q1"), assistant("a1")]
+            await backend.aclose()
+
+    arun(go())
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "redis", "sqlalchemy"])
+def test_junk_written_behind_ctxlabs_back_is_skipped_and_reported(kind, tmp_path, request):
+    url = request.getfixturevalue("redis_url") if kind == "redis" else None
+    backend = Backend(kind, tmp_path, url)
+
+    async def go():
+        session = TrimmingSession("junk", store=backend.sdk("junk"), max_turns=5)
+        await session.add_items([user("q1"), assistant("a1")])
+        await backend.sdk("junk").add_items([{"foo": 1}])  # a plain SDK session stores anything
+        raw_junk = ["not json at all", json.dumps([1, 2]), json.dumps("a string")]
+        if kind == "sqlite":
+            import sqlite3
+
+            with sqlite3.connect(backend.path) as db:
+                for raw in raw_junk:
+                    db.execute("INSERT INTO agent_messages (session_id, message_data) "
+                               "VALUES (?, ?)", ("junk", raw))
+        elif kind == "redis":
+            await backend.client.rpush(f"{backend.prefix}:junk:messages", *raw_junk)
+        await session.add_items([user("q2")])
+        view = await session.get_items()  # never raises
+        assert validate_items(view) == []
+        assert view == [user("q1"), assistant("a1"), user("q2")]
+        ledger = await session.ledger()
+        junk = [e for e in ledger if e.kind == "invalid"]
+        expected = 1 + (len(raw_junk) if kind in ("sqlite", "redis") else 0)
+        assert len(junk) == expected
+        assert all(e.state == "dropped" and e.reason.startswith("not a valid item") for e in junk)
+        await backend.aclose()
+
+    arun(go())
