@@ -10,10 +10,29 @@ expression alternatives), and every reader (:mod:`ctxlab.core.staleness`,
 offline model) picks them up without code changes.
 
 Each entry is a regular expression *fragment* (an alternative); the modules that use them
-compile the tables once. Matching is case-insensitive.
+compile the tables once. Matching is case-insensitive. Fragments written in ASCII are
+matched as whole words; others (Chinese, which has no spaces between words) anywhere.
+Chinese entries follow the English ones in the tables that Chinese support chats need.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+def words(fragments: Iterable[str], *, start: bool = True, end: bool = True) -> str:
+    """The fragments as one alternation; ASCII fragments as whole words (``\\b`` at the
+    ``start`` and ``end``), the others (Chinese has no spaces between words) anywhere."""
+    parts = []
+    for fragment in fragments:
+        if fragment.isascii():
+            head = r"\b" if start else ""
+            tail = r"\b" if end else ""
+            parts.append(f"{head}(?:{fragment}){tail}")
+        else:
+            parts.append(f"(?:{fragment})")
+    return "(?:" + "|".join(parts) + ")"
+
 
 # ----------------------------------------------------------------------------- staleness
 #: A label that says the values after it are no longer current: "earlier: a@x",
@@ -29,6 +48,7 @@ STALE_BEFORE: tuple[str, ...] = (
     r"old", r"previous", r"former", r"outdated", r"obsolete", r"wrong", r"incorrect",
     r"instead\s+of", r"rather\s+than", r"not", r"no\s+longer", r"replaces", r"replacing",
     r"superseded(?!\s+by|\s*:)", r"replaced(?!\s+by|\s*:)",
+    r"旧的", r"原来的", r"停用的", r"作废的",
 )
 #: Words right before a stale-before cue that turn it around ("go back to my old address
 #: x" makes x current again).
@@ -41,6 +61,7 @@ STALE_AFTER: tuple[str, ...] = (
     r"\s+(?:is|was|has\s+been|got)\s+(?:now\s+)?(?:no\s+longer|replaced|superseded|"
     r"cancell?ed|merged|outdated|wrong|incorrect|a\s+typo|being\s+shut\s+down|shut\s+down|"
     r"retired|closed\s+and\s+replaced)",
+    r"\s*(?:已经?|快要?)?(?:作废|停用|不用了|失效|过期|被合并)",
 )
 #: Arrows between an old and a new value ("v1 -> v2"): what comes before is stale.
 ARROWS: tuple[str, ...] = (r"->", r"→", r"=>")
@@ -52,6 +73,8 @@ UPDATE: tuple[str, ...] = (
     r"instead", r"replac\w*", r"new\s+(?:one|number|code|ticket|order|rma|address|email|"
     r"error(?:\s+code)?)", r"reissued", r"merged", r"correct\w*", r"actually",
     r"from\s+now\s+on", r"misread", r"typo", r"wrong", r"re-?opened\s+as",
+    r"变成", r"改成", r"改为", r"改到", r"换成", r"新号码", r"新的", r"以后请",
+    r"又报错", r"又提示", r"又出现",
 )
 #: A correction of something said before (a misread serial, a wrong order number).
 CORRECTION: tuple[str, ...] = (
@@ -68,6 +91,8 @@ DEVICE_NOUNS: tuple[str, ...] = (
     r"scanner", r"router", r"modem", r"monitor", r"phone", r"smartphone", r"tablet",
     r"ipad", r"headset", r"keyboard", r"mouse", r"dock", r"camera", r"webcam", r"speaker",
     r"projector", r"nas", r"tv",
+    r"冰箱", r"洗衣机", r"空调", r"热水器", r"电视", r"笔记本电脑?", r"路由器", r"打印机",
+    r"手机", r"平板", r"扫地机器人", r"吸尘器", r"燃气灶", r"NAS", r"显示器",
 )
 #: Device nouns that also have other meanings ("by phone", "the notebook I write in"): they
 #: name a device only after "my", "the", "a", ...
@@ -94,12 +119,14 @@ SYMPTOM: tuple[str, ...] = (
     r"freez\w*", r"no\s+sound", r"disconnect\w*", r"drops?\b", r"dropping", r"not\s+found",
     r"denied", r"stuck", r"jams?\b", r"blank", r"flicker\w*", r"no\s+signal", r"drains?",
     r"reboots?", r"shuts?\s+down", r"stopped", r"keeps?\s+\w+ing", r"problem", r"issue",
+    r"不制冷|不凉|蓝屏|报错|错误代码|故障|坏了|不工作|登不上|连不上|打不着|断线|不能用",
 )
 #: The customer says a problem is solved.
 RESOLVED: tuple[str, ...] = (
     r"fixed", r"resolved", r"works\s+(?:now|again)", r"working\s+(?:now|again)",
     r"that\s+(?:worked|did\s+it|fixed\s+it)", r"solved", r"all\s+good", r"seems\s+fine\s+now",
     r"it\s+works", r"no\s+longer\s+(?:happens|crashes|freezes)", r"sorted",
+    r"好了|修好了|正常了|解决了",
 )
 #: Words that negate a resolution ("still not fixed", "it isn't working again").
 NEGATION: tuple[str, ...] = (r"not", r"never", r"still", r"n't", r"\?")
@@ -153,24 +180,33 @@ CONSTRAINT: tuple[str, ...] = (
     r"\b(?:always|please)\s+(?:use|send|ship|deliver|contact|cc|copy)\b[^.!?]*\b(?:office|"
     r"address|email|only|instead|always)\b",
     r"\bit'?s\s+every\s+\w+day\b",
+    r"(?:不要|别|千万别|千万不要|千万不能|不能|请勿|请不要|禁止)[^。！？\n]{0,15}?"
+    r"(?:打电话|电话|打|寄|送|放|格式化|清空|删除|上门|联系|敲门|发)",
+    r"只(?:能|在|用|要|接受)[^。！？\n]{0,15}",
+    r"(?:一定要|请先|务必|必须)[^。！？\n]{0,12}(?:打电话|电话|联系|通知)",
+    r"(?:不在家|要出差|经常出差|不方便接)",
 )
 #: Topics of constraints: a new constraint on a topic with a revision cue replaces the
 #: earlier one on that topic. Checked in order; "other" when none matches.
 CONSTRAINT_TOPICS: tuple[tuple[str, str], ...] = (
     ("availability", r"\b(?:away|until|till|vacation|holiday|on\s+leave|travell?ing|"
-                     r"unavailable|back\s+on)\b"),
-    ("contact", r"\b(?:call|calls|phone|ring|text|sms|email|e-mail|contact|reach)\b"),
+                     r"unavailable|back\s+on)\b|出差|不在家"),
+    ("contact", r"\b(?:call|calls|phone|ring|text|sms|email|e-mail|contact|reach)\b"
+                r"|电话|短信|联系"),
     ("schedule", r"\b(?:visit\w*|appointment|technician|every\s+\w+day|mondays?|tuesdays?|"
-                 r"wednesdays?|thursdays?|fridays?|saturdays?|sundays?)\b"),
-    ("shipping", r"\b(?:ship\w*|deliver\w*|post|parcel|courier|po\s+box|address|office)\b"),
-    ("data", r"\b(?:wipe|erase|delete|format|folder|files?|data|backup)\b"),
-    ("billing", r"\b(?:charge|bill\w*|pay\w*|cost|price|refund|budget)\b"),
+                 r"wednesdays?|thursdays?|fridays?|saturdays?|sundays?)\b"
+                 r"|上门|周末|上午|下午|点以后|工作日"),
+    ("shipping", r"\b(?:ship\w*|deliver\w*|post|parcel|courier|po\s+box|address|office)\b"
+                 r"|寄|快递|送到|地址|门卫"),
+    ("data", r"\b(?:wipe|erase|delete|format|folder|files?|data|backup)\b|格式化|清空|数据"),
+    ("billing", r"\b(?:charge|bill\w*|pay\w*|cost|price|refund|budget)\b|收费|费用|退款"),
 )
 #: In a constraint, a cue that it revises the earlier one on its topic.
 REVISION: tuple[str, ...] = (
     r"change\s+of\s+plans?", r"actually", r"correction", r"on\s+second\s+thought",
     r"scratch\s+that", r"update\b", r"now\b", r"no\s+longer", r"not\s+every", r"instead\s+of",
     r"from\s+now\s+on", r"any\s+more", r"anymore", r"after\s+all",
+    r"改成", r"改为", r"改到", r"换成", r"不再", r"以后请",
 )
 #: A sentence by the agent that commits to doing something ("I'll send the label by
 #: Friday"): a future form followed (within a few words) by a deliverable verb.
@@ -179,6 +215,9 @@ COMMITMENT: tuple[str, ...] = (
     r"(?:\w+\s+){0,2}?(?:send|e-?mail|call|ring|ship|post|mail|schedule|book|arrange|refund|"
     r"credit|replace|order|escalate|follow\s+up|check\s+back|get\s+back|update\s+you|"
     r"text|confirm|courier|dispatch|issue)\b",
+    r"(?:我们|我|师傅|工程师|客服)(?:会|将|承诺|保证)[^。！？\n]{0,30}", r"承诺[^。！？\n]{0,30}",
+    r"\d+\s*(?:小时|个?工作日|天|分钟)内[^。！？\n]{0,12}"
+    r"(?:给您|为您|联系|推送|寄|发|修好|回复)",
 )
 #: Deadline words that end a commitment's subject ("send the label | by Friday").
 DEADLINE: tuple[str, ...] = (
@@ -190,6 +229,7 @@ DONE: tuple[str, ...] = (
     r"\b(?:i|we)(?:'ve|\s+have|\s+just|\s+already)?\s+(?:just\s+|already\s+)?(?:sent|emailed|"
     r"called|shipped|posted|mailed|scheduled|booked|arranged|refunded|credited|replaced|"
     r"ordered|escalated|confirmed|dispatched|issued)\b",
+    r"(?:已经|已)(?:给您)?(?:发|寄|推送|安排|联系|修好|寄回)",
 )
 #: Words dropped when a commitment's subject is turned into a key ("the", "your", ...).
 FILLER_WORDS: tuple[str, ...] = (

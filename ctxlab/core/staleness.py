@@ -40,16 +40,16 @@ def _alt(fragments: Iterable[str]) -> str:
 
 _LABEL = re.compile(r"\b(?:" + _alt(cues.STALE_LABELS) + r")\s*:", _FLAGS)
 _ARROW = re.compile(_alt(cues.ARROWS))
-_BEFORE = re.compile(r"\b(?:" + _alt(cues.STALE_BEFORE) + r")\b", _FLAGS)
+_BEFORE = re.compile(cues.words(cues.STALE_BEFORE), _FLAGS)
 _AGAIN = re.compile(r"(?:" + _alt(cues.CURRENT_AGAIN) + r")\s+(?:(?:my|the|our)\s+)?$", _FLAGS)
-_AFTER = re.compile(r"(?:" + _alt(cues.STALE_AFTER) + r")\b", _FLAGS)
+_AFTER = re.compile(cues.words(cues.STALE_AFTER, start=False), _FLAGS)
 # A label's region ends at a closing bracket, a "|" separator, an arrow, a line end or the
 # end of a sentence (not at ";", which sentences use inside themselves).
-_LABEL_END = re.compile(r"[)\]|\n]|->|→|=>|\.(?:\s|$)")
+_LABEL_END = re.compile(r"[)\]|\n）。！？]|->|→|=>|\.(?:\s|$)")
 # Back from an arrow, the clause starts after one of these.
-_CLAUSE_START = re.compile(r"[|;,\n:]|->|→|=>|\.\s")
+_CLAUSE_START = re.compile(r"[|;,\n:，；：。]|->|→|=>|\.\s")
 # Up to three words after a stale-before cue (not across a separator).
-_REACH = re.compile(r"(?:[\s\"':=]*[^\s,;|()\[\]]+){1,3}")
+_REACH = re.compile(r"(?:[\s\"':=]*[^\s,;|()\[\]，；：。！？（）]+){1,3}")
 # The word right before a stale-after cue.
 _PREVIOUS_WORD = re.compile(r"[^\s\"'(\[]+[\"']?\s*$")
 

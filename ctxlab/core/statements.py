@@ -38,14 +38,17 @@ def _alt(fragments: Iterable[str]) -> str:
 
 
 _CONSTRAINT = re.compile(_alt(cues.CONSTRAINT), _FLAGS)
-_TOPICS = tuple((topic, re.compile(pattern, _FLAGS)) for topic, pattern in cues.CONSTRAINT_TOPICS)
-_REVISION = re.compile(r"\b(?:" + _alt(cues.REVISION) + r")", _FLAGS)
+_TOPICS = tuple((topic, re.compile(pattern, _FLAGS))
+                for topic, pattern in cues.CONSTRAINT_TOPICS)
+_REVISION = re.compile(cues.words(cues.REVISION, end=False), _FLAGS)
 _COMMITMENT = re.compile(_alt(cues.COMMITMENT), _FLAGS)
 _DONE = re.compile(_alt(cues.DONE), _FLAGS)
-_DEADLINE = re.compile(r"\b(?:" + _alt(cues.DEADLINE) + r")\b", _FLAGS)
+_DEADLINE = re.compile(cues.words(cues.DEADLINE), _FLAGS)
 _FILLER = frozenset(cues.FILLER_WORDS)
-# Sentence ends: . ! ? followed by space, or a line break; a bullet dash starts a new one.
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+(?=\s|$)|(?=\n)|$)")
+# Sentence ends: . ! ? followed by a space or the end (a dot inside "v1.0.3" or "a@x.org"
+# is not one), 。！？ (Chinese), or a line break; a bullet dash starts a new one.
+_SENTENCE = re.compile(
+    r"(?:[^.!?。！？\n]|[.!?](?![.!?]*(?:\s|$)))+(?:[.!?]+(?=\s|$)|[。！？]+|(?=\n)|$)")
 _WORD = re.compile(r"[\w'-]+")
 _LEAD = re.compile(r"^[\s\-*•>]+")
 

@@ -93,11 +93,12 @@ def _alt(fragments: Iterable[str]) -> str:
 
 _NOUN = re.compile(
     r"\b(?:(?P<det>my|the|our|this|that|a|an|his|her|their|your)\s+(?:\w+\s+)?)?("
-    + _alt(cues.DEVICE_NOUNS) + r")\b", _FLAGS)
+    + _alt(n for n in cues.DEVICE_NOUNS if n.isascii()) + r")\b"
+    + r"|(?P<cjk>" + _alt(n for n in cues.DEVICE_NOUNS if not n.isascii()) + ")", _FLAGS)
 _AMBIGUOUS = frozenset(cues.AMBIGUOUS_NOUNS)
 _NEW_PROBLEM = re.compile(_alt(cues.NEW_PROBLEM), _FLAGS)
-_UPDATE = re.compile(r"\b(?:" + _alt(cues.UPDATE) + r")", _FLAGS)
-_CORRECTION = re.compile(r"\b(?:" + _alt(cues.CORRECTION) + r")", _FLAGS)
+_UPDATE = re.compile(cues.words(cues.UPDATE, end=False), _FLAGS)
+_CORRECTION = re.compile(cues.words(cues.CORRECTION, end=False), _FLAGS)
 
 
 @dataclass
@@ -640,6 +641,8 @@ def is_update(text: str) -> bool:
 def device_noun(text: str) -> str | None:
     """The first device a text names ("my printer" -> "printer"), or None."""
     for match in _NOUN.finditer(text):
+        if match.group("cjk"):
+            return match.group("cjk")
         noun = " ".join(match.group(2).lower().split())
         if match.group("det") or noun not in _AMBIGUOUS:
             return noun

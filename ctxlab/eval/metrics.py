@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from ..context import RequestCounter
+from ..core.items import item_text
 from ..core.validate import validate_items
 from .answers import AnswerScope, ProbeAsker, wants_answer
 from .cases import EvalCase, KeyFact, RecallProbe
@@ -232,7 +233,7 @@ async def evaluate_case(
     asked = answer_probe_ids(case, scope, max_answer_probes) if asker is not None else set()
     matchers = {f.id: f for f in case.facts}
     tracker = _PressureTracker(case.facts)
-    uses = UseTracker(case.facts)
+    uses = UseTracker(case.facts, [item_text(it) for it in case.items], case.turn_starts)
     per_turn: dict[int, list[ModelCall]] = {}
     async for call in replay.calls():
         if call.warning:

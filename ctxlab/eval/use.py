@@ -77,23 +77,33 @@ class UseRecord:
 class UseTracker:
     """Scores every model call for every fact that has a history of values by then."""
 
-    def __init__(self, facts: Sequence[KeyFact]):
+    def __init__(self, facts: Sequence[KeyFact], texts: Sequence[str] | None = None,
+                 turn_starts: Sequence[int] | None = None):
         self.by_name: dict[str, list[KeyFact]] = {}
         for fact in facts:
             if fact.first_item is not None:
                 self.by_name.setdefault(fact.name, []).append(fact)
-        # For each value the answer key says was superseded: the item its replacement
-        # first appears in (a value is "older" from that item on).
+        # For each value the answer key says was superseded: the item from which it is
+        # "older", the first mention of its replacement in or after the turn the key says
+        # replaced it (a new version can be mentioned as available long before it is
+        # installed). Without the conversation's texts: the replacement's first mention.
         self.replaced_at: dict[int, int] = {}
         for values in self.by_name.values():
             for fact in values:
-                if fact.superseded_by is None:
+                if fact.superseded_by is None or fact.first_item is None:
                     continue
-                later = [f.first_item for f in values if f.value == fact.superseded_by
-                         and f.first_item is not None and fact.first_item is not None
-                         and f.first_item > fact.first_item]
-                if later:
-                    self.replaced_at[id(fact)] = min(later)
+                new = [f for f in values if f.value == fact.superseded_by
+                       and f.first_item is not None and f.first_item > fact.first_item]
+                if not new:
+                    continue
+                at = min(f.first_item for f in new if f.first_item is not None)
+                if texts is not None and turn_starts and fact.superseded_turn is not None:
+                    turn = fact.superseded_turn
+                    begin = turn_starts[turn - 1] if 0 < turn <= len(turn_starts) else at
+                    later = [i for i in range(max(begin, at), len(texts))
+                             if new[0].found_in(texts[i])]
+                    at = later[0] if later else at
+                self.replaced_at[id(fact)] = at
         self.counts: dict[str, list[int]] = {}
         self.first: dict[str, tuple[int, str]] = {}
 
@@ -108,7 +118,11 @@ class UseTracker:
             if not older:
                 continue
             said = [f for f in values if f.first_item is not None and f.first_item < seen]
-            current = max(said, key=lambda f: f.first_item or 0)
+            gone = {id(f) for f in older}
+            current = max((f for f in said if id(f) not in gone),
+                          key=lambda f: f.first_item or 0, default=None)
+            if current is None:
+                continue
             stale = list({f.value: f for f in older if f.value != current.value}.values())
             if stale:
                 out.append((name, current, stale))

@@ -51,14 +51,14 @@ def _alt(fragments: Iterable[str]) -> str:
     return "|".join(f"(?:{f})" for f in fragments)
 
 
-_SYMPTOM = re.compile(r"\b(?:" + _alt(cues.SYMPTOM) + r")", _FLAGS)
-_RESOLVED = re.compile(r"\b(?:" + _alt(cues.RESOLVED) + r")", _FLAGS)
+_SYMPTOM = re.compile(cues.words(cues.SYMPTOM, end=False), _FLAGS)
+_RESOLVED = re.compile(cues.words(cues.RESOLVED, end=False), _FLAGS)
 _NEGATION = re.compile(r"\b(?:not|never|still)\b|n't\b|\?", _FLAGS)
 _STEP = re.compile(r"^(?:\d+[.)]\s*)?(?:please\s+|now\s+|first,?\s+|then\s+|next,?\s+|"
                    r"let'?s\s+|try\s+to\s+|try\s+|could\s+you\s+|can\s+you\s+)?(?:"
                    + _alt(cues.STEP_VERBS) + r")\b", _FLAGS)
 _CLAUSE = re.compile(r"[:;]\s+")
-_OUTCOME = re.compile(r"\b(?:" + _alt(cues.OUTCOME) + r")", _FLAGS)
+_OUTCOME = re.compile(cues.words(cues.OUTCOME, end=False), _FLAGS)
 _USER_ACTION = re.compile(r"\b(?:" + _alt(cues.USER_ACTION) + r")\b", _FLAGS)
 _NEW_PROBLEM = re.compile(_alt(cues.NEW_PROBLEM), _FLAGS)
 _ERROR = re.compile(r"\berror\b", _FLAGS)

@@ -83,3 +83,24 @@ def test_any_sentence_can_be_taken_as_a_statement():
     assert odd is not None and odd.topic == "other" and not odd.revises
     promise = as_statement("commitment", "Will courier the part tomorrow")
     assert promise is not None and promise.kind == "commitment"
+
+
+def test_a_dot_inside_a_value_does_not_end_a_sentence():
+    from ctxlab.core.statements import sentences
+
+    found = [s for _, _, s in sentences("It says firmware v1.0.3, email a@x.org. Then more!")]
+    assert found == ["It says firmware v1.0.3, email a@x.org.", "Then more!"]
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("好，安排师傅吧。不要给我打电话，我上班不方便接，有事发短信就行。", "constraint"),
+    ("新手机千万别寄到快递柜，我们小区的快递柜老丢件。", "constraint"),
+    ("先说好，里面是我们所有项目的素材，千万不能格式化。", "constraint"),
+    ("工单已经建好了，师傅会在48小时内联系您确认周末的时间。", "commitment"),
+    ("IT经理审批后24小时内给您推送新的VPN配置。", "commitment"),
+])
+def test_chinese_constraints_and_commitments_are_found_from_the_cue_table(text, kind):
+    found = find_constraints(text) if kind == "constraint" else find_commitments(text)
+    assert len(found) == 1 and found[0].text in text
+    other = find_commitments(text) if kind == "constraint" else find_constraints(text)
+    assert other == []

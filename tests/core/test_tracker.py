@@ -145,3 +145,12 @@ def test_only_the_most_recently_discussed_devices_are_kept():
     assert facts.dropped_devices == 4
     assert facts.focus in facts.entities
     assert "E1" not in facts.current("error_code")
+
+
+def test_chinese_device_nouns_and_updates_come_from_the_cue_table():
+    facts = FactTracker()
+    facts.feed([user("你好，我家冰箱不制冷，错误代码E101。"),
+                user("重启以后错误代码变成E205了。")])
+    (fridge,) = facts.devices()
+    assert fridge.noun == "冰箱"
+    assert facts.current("error_code", fridge.id) == ["E205"]
