@@ -67,9 +67,17 @@ def test_smallest_window_check():
 
 
 def test_summarizing_check():
-    assert arun(check_summarizing_setup(2, 3)).passed is True
-    too_big = arun(check_summarizing_setup(8, 12))
-    assert too_big.passed is False
+    from ctxlab.eval.exercises import fewest_folds
+
+    best, _, results = arun(fewest_folds())
+    good = [kl for kl, (folds, _, _) in results.items() if folds == best]
+    passing = [kl for kl in good if arun(check_summarizing_setup(*kl)).passed]
+    assert passing and best <= 3
+    # every setting the lesson shows, and the plausible wrong answers, fail
+    for keep, limit in [(2, 3), (2, 4), (1, 2), (0, 1), (1, 1), (2, 2)]:
+        result = arun(check_summarizing_setup(keep, limit))
+        assert result.passed is False and "fewest" not in result.message, (keep, limit)
+    assert "60%" in arun(check_summarizing_setup(0, 10)).message  # one fold, too many tokens
     assert arun(check_summarizing_setup(4, 2)).passed is False  # invariant violated
     assert arun(check_summarizing_setup(None, 3)).passed is None
 
@@ -100,10 +108,25 @@ def test_memory_check():
     def with_state(session):
         return ContextManager(8000, state=StateMemory(session=session), session=session)
 
-    assert arun(check_memory_setup(trimmed, with_state)).passed is True
-    assert arun(check_memory_setup(trimmed, lambda s: None)).passed is False  # forgets
-    costly = arun(check_memory_setup(lambda: SummarizingSession(3, 5), lambda s: None))
-    assert costly.passed is False and "45%" in costly.message
+    from ctxlab import Recall, ToolOutputCompactor
+
+    def short():
+        return TrimmingSession("m1", max_turns=1)
+
+    assert arun(check_memory_setup(short, with_state)).passed is True
+    assert arun(check_memory_setup(
+        lambda: TrimmingSession("m2", max_turns=2),
+        lambda s: ContextManager(8000, state=StateMemory(session=s), session=s,
+                                 compactor=ToolOutputCompactor()))).passed is True
+    # what lesson 05 shows: trim 3 + state and summarize 2/3 cost too much, recall forgets
+    shown = arun(check_memory_setup(trimmed, with_state))
+    assert shown.passed is False and "30%" in shown.message
+    costly = arun(check_memory_setup(lambda: SummarizingSession(2, 3), lambda s: None))
+    assert costly.passed is False and "30%" in costly.message
+    forgets = arun(check_memory_setup(
+        short, lambda s: ContextManager(8000, retriever=Recall(session=s), session=s)))
+    assert forgets.passed is False and "could not recall" in forgets.message
+    assert arun(check_memory_setup(short, lambda s: None)).passed is False  # forgets
     assert arun(check_memory_setup(None, None)).passed is None
 
 
