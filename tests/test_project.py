@@ -129,3 +129,12 @@ def test_run_lab_serves_the_repository_root_and_opens_the_first_lesson(monkeypat
     monkeypatch.setattr(script.os, "geteuid", lambda: 0)
     args = script.lab_command([])
     assert "--allow-root" in args and "running as root" in capsys.readouterr().out
+
+
+def test_scaling_benchmark_runs_and_reports_every_target():
+    out = run_script("benchmarks/bench_scaling.py", "--sizes", "200", "400", "--turns", "5",
+                     "--memory-items", "400")
+    for line in ("seed trim", "ctxlab trim", "ctxlab summarize", "context manager",
+                 "target TrimmingSession", "target SummarizingSession", "exponent",
+                 "retained memory per item"):
+        assert line in out, line
