@@ -3,7 +3,9 @@
 Recall brings an evicted turn back into the view, after the recent turns. If that turn says
 "reach me at a@x" and a later turn changed the address, the old value would be the latest
 one the model reads. :func:`mark_superseded` writes the later value next to it, in the form
-every ctxlab reader treats as no longer current (:mod:`ctxlab.core.staleness`)::
+every ctxlab reader treats as no longer current (:mod:`ctxlab.core.staleness`); in a Chinese
+conversation that includes model numbers, phone numbers and dates
+(:meth:`~ctxlab.core.tracker.FactTracker.kinds`)::
 
     You can reach me at a@x [superseded by b@x in turn 33].
 
@@ -23,7 +25,7 @@ from ..core.tracker import FactTracker
 def mark_superseded(text: str, facts: FactTracker) -> str:
     """``text`` with every value and statement a later turn replaced marked as such."""
     inserts: list[tuple[int, str]] = []
-    for fact in facts_in_text(text):
+    for fact in facts_in_text(text, kinds=facts.kinds(text)):
         if fact.stale:
             continue
         status = facts.status(fact.kind, fact.value)
