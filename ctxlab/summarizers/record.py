@@ -59,10 +59,15 @@ def _alt(fragments: Iterable[str]) -> str:
 _SYMPTOM = re.compile(cues.words(cues.SYMPTOM, end=False), _FLAGS)
 _RESOLVED = re.compile(cues.words(cues.RESOLVED, end=False), _FLAGS)
 _NEGATION = re.compile(r"\b(?:not|never|still)\b|n't\b|\?|？|吗|还是|没有?好", _FLAGS)
+# A step: an English instruction verb (after an optional lead such as "please"), or a
+# Chinese one after a lead (请先, 然后) or a step number: a Chinese sentence that merely
+# starts with a verb ("登录不上一般是…") is not an instruction.
 _STEP = re.compile(
-    r"^(?:\d+[.)、]\s*)?(?:(?:" + _alt(w for w in cues.STEP_LEADS if w.isascii()) + r")\s+|(?:"
-    + _alt(w for w in cues.STEP_LEADS if not w.isascii()) + r"))?"
-    + cues.words(cues.STEP_VERBS, start=False), _FLAGS)
+    r"^(?:\d+[.)]\s*)?(?:(?:" + _alt(w for w in cues.STEP_LEADS if w.isascii()) + r")\s+)?"
+    + cues.words((v for v in cues.STEP_VERBS if v.isascii()), start=False)
+    + r"|^(?:\d+[.)、]\s*(?:" + _alt(w for w in cues.STEP_LEADS if not w.isascii()) + r")?|(?:"
+    + _alt(w for w in cues.STEP_LEADS if not w.isascii()) + r"))(?:"
+    + _alt(v for v in cues.STEP_VERBS if not v.isascii()) + r")", _FLAGS)
 _CLAUSE = re.compile(r"[:;]\s+|[：；，]")
 _OUTCOME = re.compile(cues.words(cues.OUTCOME, end=False), _FLAGS)
 _USER_ACTION = re.compile(cues.words(cues.USER_ACTION), _FLAGS)
