@@ -27,7 +27,7 @@ NO_USER_MESSAGE = "Hello! I'm the IT support assistant. How can I help you today
 
 GREETING_ZH = "您好！我是 IT 支持助手。请问是哪台设备或哪个应用出了问题？"
 THANKS_ZH = "不客气！问题解决了吗，还是我们继续排查？"
-FALLBACK_QUESTION_ZH = "请告诉我您用的是哪台设备，屏幕上显示了什么？"
+FALLBACK_QUESTION_ZH = "能再说说具体情况吗？是哪台设备，屏幕上有没有显示什么提示或故障码？"
 
 _RECALL_SENTENCE = {
     "ticket": "Your ticket number is {value}.",
