@@ -254,3 +254,33 @@ async def ask_after(
         tracing_disabled=True)
     records = await run_conversation(agent, [question], session, run_config=config)
     return records[0]
+
+
+async def answer_table(
+    agent: Agent[Any],
+    history: Sequence[Mapping[str, Any]],
+    questions: Sequence[tuple[str, str, str]],
+    memories: Mapping[str, tuple[Callable[[], Any], Callable[[Any], Any] | None]],
+) -> str:
+    """A text table: one row per question ``(label, question, expected value)``, one column
+    per memory ``label -> (make_session, make_manager or None)``; a cell is ✓ when the reply
+    holds the expected value (:func:`ask_after`), ✗ otherwise. The last row sums the input
+    tokens of all the questions."""
+    labels = list(memories)
+    width = max(14, *(len(label) for label in labels))
+    head = max(8, *(len(label) for label, _, _ in questions))
+    marks: dict[str, list[str]] = {label: [] for label in labels}
+    tokens = dict.fromkeys(labels, 0)
+    for label, (make_session, make_manager) in memories.items():
+        for _, question, expected in questions:
+            record = await ask_after(agent, history, question, make_session, make_manager)
+            marks[label].append("✓" if expected in record.reply else "✗")
+            tokens[label] += record.input_tokens
+    lines = [f"{'fact':<{head}}  " + "  ".join(f"{label:^{width}}" for label in labels)]
+    lines.append("-" * len(lines[0]))
+    for row, (name, _, _) in enumerate(questions):
+        lines.append(f"{name:<{head}}  " + "  ".join(f"{marks[label][row]:^{width}}"
+                                                    for label in labels))
+    lines.append(f"{'tokens':<{head}}  " + "  ".join(f"{tokens[label]:^{width},}"
+                                                   for label in labels))
+    return "\n".join(lines)
