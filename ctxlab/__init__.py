@@ -31,6 +31,7 @@ from .core.facts import (
     FACT_KINDS,
     Found,
     find_facts,
+    kinds_for,
     latest_fact,
 )
 from .core.identifiers import (
@@ -47,6 +48,10 @@ from .core.items import (
     item_type,
     model_safe,
     shape_problem,
+)
+from .core.language import (
+    conversation_language,
+    language_of,
 )
 from .core.ledger import (
     STATE_COLORS,
@@ -383,6 +388,7 @@ __all__ = [
     "compare",
     "compose_filters",
     "content_text",
+    "conversation_language",
     "count_item_tokens",
     "count_items_tokens",
     "count_request_tokens",
@@ -404,6 +410,8 @@ __all__ = [
     "item_text",
     "item_type",
     "judge_run",
+    "kinds_for",
+    "language_of",
     "latest_fact",
     "load_abcd",
     "load_cases",

@@ -84,8 +84,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="measure availability only; do not ask probes through the agent")
     ev.add_argument("--answer-scope", choices=("offline-kinds", "all"), default="offline-kinds",
                     help="which probes to ask: those the offline model can recall (ticket, "
-                         "serial, firmware, error code, email, order, RMA, reservation) with one "
-                         "right answer (default), or all (for a real model)")
+                         "serial, firmware, error code, email, order, RMA, reservation; in "
+                         "Chinese also model, phone, date) with one right answer (default), "
+                         "or all (for a real model)")
     ev.add_argument("--max-answer-probes", type=int, default=4, metavar="N",
                     help="ask at most the last N answer probes of each conversation "
                          "(default 4; 0 for none)")

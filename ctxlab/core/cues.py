@@ -41,6 +41,7 @@ def words(fragments: Iterable[str], *, start: bool = True, end: bool = True) -> 
 STALE_LABELS: tuple[str, ...] = (
     r"earlier(?: values?)?", r"previously", r"formerly", r"superseded", r"replaced",
     r"old values?", r"was", r"were", r"outdated", r"no longer current",
+    r"此前", r"原为", r"曾为", r"旧值", r"已被替换", r"已作废",
 )
 #: A word right before a value (within two words) that says it is no longer current:
 #: "my old address x", "instead of the Porto office", "not every Monday".
@@ -91,8 +92,8 @@ DEVICE_NOUNS: tuple[str, ...] = (
     r"scanner", r"router", r"modem", r"monitor", r"phone", r"smartphone", r"tablet",
     r"ipad", r"headset", r"keyboard", r"mouse", r"dock", r"camera", r"webcam", r"speaker",
     r"projector", r"nas", r"tv",
-    r"冰箱", r"洗衣机", r"空调", r"热水器", r"电视", r"笔记本电脑?", r"路由器", r"打印机",
-    r"手机", r"平板", r"扫地机器人", r"吸尘器", r"燃气灶", r"NAS", r"显示器",
+    r"冰箱", r"洗衣机", r"空调", r"热水器", r"电视", r"笔记本(?:电脑)?", r"路由器", r"打印机",
+    r"手机(?![号卡热])", r"平板", r"扫地机器人", r"吸尘器", r"NAS", r"显示器",
 )
 #: Device nouns that also have other meanings ("by phone", "the notebook I write in"): they
 #: name a device only after "my", "the", "a", ...
@@ -144,6 +145,16 @@ STEP_VERBS: tuple[str, ...] = (
     r"log\s+(?:out|in)", r"forget", r"pair", r"re-?pair", r"calibrate", r"wait",
     r"flash", r"boot", r"test", r"measure", r"swap", r"move", r"charge", r"drain",
     r"hard\s+reset", r"factory\s+reset", r"tighten", r"reseat",
+    r"把", r"断电", r"重启", r"重新启动", r"重新绑定", r"拔掉", r"拔下", r"插上", r"清理",
+    r"清洗", r"拧出", r"打开", r"关闭", r"关掉", r"检查", r"确认", r"更新", r"升级", r"重装",
+    r"卸载", r"安装", r"更换", r"换上", r"恢复出厂设置", r"重置", r"退出", r"登录", r"备份",
+    r"按住", r"长按", r"运行", r"等待", r"测试", r"点击?", r"删除",
+)
+#: Words an instruction may start with before its step verb ("please", 请先, 然后).
+STEP_LEADS: tuple[str, ...] = (
+    r"please", r"now", r"first,?", r"then", r"next,?", r"let'?s", r"try\s+to", r"try",
+    r"could\s+you", r"can\s+you",
+    r"请您?(?:先|再)?", r"麻烦您?(?:先|再)?", r"您可以(?:先)?", r"可以先", r"先", r"再", r"然后",
 )
 #: A customer line that reports the result of a step ("still the same", "that fixed it").
 OUTCOME: tuple[str, ...] = (
@@ -151,12 +162,16 @@ OUTCOME: tuple[str, ...] = (
     r"did\s+not", r"worked", r"works", r"fixed", r"came\s+back", r"started\s+again",
     r"now\s+(?:it|the)", r"blinking", r"shows?", r"says", r"done", r"better", r"worse",
     r"again", r"gone", r"stopped",
+    r"还是", r"仍然", r"依然", r"没用", r"不行", r"一样", r"没变化", r"没有变化", r"好了",
+    r"正常了", r"显示", r"提示",
 )
 #: Things a customer reports having done themselves ("I cleaned the vents").
 USER_ACTION: tuple[str, ...] = (
     r"i\s+(?:already\s+)?(?:tried(?!\s+(?:that|it|this|those|them)\b)|restarted|rebooted|reset|updated|upgraded|installed|"
     r"reinstalled|replaced|cleaned|cleared|unplugged|plugged|charged|backed\s+up|"
     r"disconnected|reconnected|swapped|changed|ran|checked|turned)",
+    r"(?:我|已经)(?:已经)?(?:试过|重启了|重启过|重装了|换了|清理了|清过|断电了|升级了|更新了"
+    r"|备份了|检查了|拔了|插了)", r"^(?:换了|清出来|断电重开了|重启了|升级好了|备份好了)",
 )
 
 # ----------------------------------------------------------------------------- statements
@@ -266,4 +281,48 @@ LABELS: dict[str, str] = {
     "none": "none",
     "superseded_by": "superseded by",
     "done": "done",
+    "date": "Date",
 }
+
+#: The same labels in Chinese, for a conversation whose customer writes Chinese. Stale
+#: labels here (此前) are in :data:`STALE_LABELS`, so every reader treats what follows as
+#: no longer current.
+LABELS_ZH: dict[str, str] = {
+    "ticket": "工单号",
+    "serial": "序列号",
+    "firmware": "固件版本",
+    "error_code": "错误代码",
+    "email": "邮箱",
+    "order": "订单号",
+    "rma": "返修单号",
+    "reservation": "预约号",
+    "phone": "手机号",
+    "name": "姓名",
+    "model": "型号",
+    "from_tools": "来自工具",
+    "earlier": "此前",
+    "since_turn": "始于第",
+    "until_turn": "至第",
+    "turn": "第",
+    "turns": "轮",
+    "no_longer": "不再有效，自第",
+    "customer": "客户",
+    "case": "工单",
+    "device": "设备",
+    "records": "工具记录",
+    "none": "无",
+    "superseded_by": "已被替换为",
+    "done": "已完成",
+    "date": "日期",
+}
+
+#: Constraint topics (:data:`CONSTRAINT_TOPICS`) as a Chinese summary names them.
+CONSTRAINT_TOPICS_ZH: dict[str, str] = {
+    "availability": "时间安排", "contact": "联系方式", "schedule": "上门时间",
+    "shipping": "收货", "data": "数据", "billing": "费用", "other": "其他",
+}
+
+
+def labels(language: str = "en") -> dict[str, str]:
+    """:data:`LABELS` (``"en"``) or :data:`LABELS_ZH` (``"zh"``)."""
+    return LABELS_ZH if language == "zh" else LABELS

@@ -38,7 +38,12 @@ need no label in any language.
 
 Three more kinds are found only when asked for by name (``kinds=ALL_FACT_KINDS`` or, say,
 ``kinds=["model"]``; :data:`EXTRA_FACT_KINDS`), so code written for :data:`FACT_KINDS`
-sees exactly what it saw before:
+sees exactly what it saw before. Their patterns are written for Chinese support chat, so
+ctxlab's own readers (the fact tracker, the offline model, recall's superseded marks) ask
+for them in text that holds Chinese characters: :func:`kinds_for`. They are not part of
+:data:`FACT_KINDS` because in English text they would change what every reader sees: ISO
+dates fill tau-bench chats and tool results (flight dates, warranty ends, purchase dates),
+and an English "phone" pattern would have to cover every numbering plan.
 
 =============== ===================================================================
 ``model``       a product model such as ``BCD-123`` after 型号 / 机型 (or *model*), with
@@ -65,6 +70,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .items import item_kind, item_text
+from .language import has_cjk
 from .spans import claim_in_order
 from .staleness import stale_marks
 
@@ -118,6 +124,13 @@ FACT_LABELS_ZH: dict[str, str] = {
 }
 
 _LABELS_BY_LANGUAGE: dict[str, dict[str, str]] = {"en": FACT_LABELS, "zh": FACT_LABELS_ZH}
+
+
+def kinds_for(text: str) -> tuple[str, ...]:
+    """The kinds to look for in ``text``: :data:`FACT_KINDS`, and :data:`EXTRA_FACT_KINDS`
+    too when the text holds Chinese characters (their patterns are written for Chinese
+    text; an English text is read exactly as before)."""
+    return ALL_FACT_KINDS if has_cjk(text) else FACT_KINDS
 
 
 def fact_label(kind: str, language: str = "en") -> str:

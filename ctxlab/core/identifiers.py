@@ -1,9 +1,9 @@
 """Identifier-like values in text: the details a memory must never lose.
 
-Ticket, order, serial and reservation codes, error codes, versions, emails, dates, phone
-numbers, snake_case account ids and numbers with units. Summaries are checked against
-this list (what was folded vs what the summary still says), and the extractive
-summarizer uses it to fill its Identifiers section.
+Ticket, order, serial and reservation codes, error codes, versions, emails, dates (also
+Chinese ones: 12月14日, 2025年12月14日), phone numbers, snake_case account ids and numbers
+with units. Summaries are checked against this list (what was folded vs what the summary
+still says), and the extractive summarizer uses it to fill its Identifiers section.
 """
 
 from __future__ import annotations
@@ -23,6 +23,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
         r"(?:Z|[+-]\d{2}:?\d{2})?(?![\w:])")),
     ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}\b")),
+    # Chinese dates: 12月14日, 12月14号, 2025年12月14日 (Chinese text has no spaces, so
+    # the value ends at the day sign, and an ISO date may touch a Chinese character)
+    ("date", re.compile(r"(?<!\d)(?:\d{4}年)?\d{1,2}月\d{1,2}[日号]")),
+    ("date", re.compile(r"(?<![0-9A-Za-z_-])\d{4}-\d{2}-\d{2}(?![0-9A-Za-z_-])")),
     ("time", re.compile(r"\b\d{1,2}:\d{2}(?:\s?[ap]m)?\b", re.I)),
     ("version", re.compile(r"\bv\d+(?:\.\d+){1,3}\b|\b\d+\.\d+\.\d+\b", re.I)),
     ("error_code", re.compile(

@@ -8,7 +8,7 @@ finds the regions of a text that mark values as superseded, with the cues of
 :mod:`ctxlab.core.cues`:
 
 * a label and what follows it, to the end of its bracket, sentence or line:
-  ``earlier: a@x, b@x)``,
+  ``earlier: a@x, b@x)``, ``此前：15800001111）``,
   ``Superseded: v1 -> v2`` (the part before the arrow);
 * whatever comes before an arrow in its clause: ``user.email a@x (t1) -> b@x``;
 * a value within two words after a word such as *old*, *previous*, *instead of*, *not*:
@@ -38,7 +38,7 @@ def _alt(fragments: Iterable[str]) -> str:
     return "|".join(f"(?:{f})" for f in fragments)
 
 
-_LABEL = re.compile(r"\b(?:" + _alt(cues.STALE_LABELS) + r")\s*:", _FLAGS)
+_LABEL = re.compile(cues.words(cues.STALE_LABELS, end=False) + r"\s*[:：]", _FLAGS)
 _ARROW = re.compile(_alt(cues.ARROWS))
 _BEFORE = re.compile(cues.words(cues.STALE_BEFORE), _FLAGS)
 _AGAIN = re.compile(r"(?:" + _alt(cues.CURRENT_AGAIN) + r")\s+(?:(?:my|the|our)\s+)?$", _FLAGS)

@@ -11,15 +11,22 @@ a structured record instead:
   device is involved) and tool records (an email a tool returned that the customer never
   gave);
 * **slots** (entity x fact kind) with **periods**: which value was current from which turn
-  to which, and what replaced it. Single-valued kinds (email, firmware, serial) are
-  replaced by a new value; multi-valued kinds (tickets, orders, RMAs, error codes,
-  reservations) gain values unless the statement says it replaces one ("merged into",
-  "instead", "now", or a value marked stale in the same sentence);
+  to which, and what replaced it. Single-valued kinds (email, firmware, serial, and in
+  Chinese text phone and model) are replaced by a new value; multi-valued kinds (tickets,
+  orders, RMAs, error codes, reservations, dates) gain values unless the statement says it
+  replaces one ("merged into", "instead", "now", 改到, or a value marked stale in the same
+  sentence);
 * **statements**: constraints the customer set and commitments the agent made
   (:mod:`ctxlab.core.statements`), each with the turn it was said in and what revised it.
 
 Which value a sentence marks as old comes from :mod:`ctxlab.core.staleness`, so "use
 b@x instead of a@x" and "TCK-1 was merged into TCK-2" are read the way a person reads them.
+
+A Chinese conversation (the customer's messages counted so far, :attr:`FactTracker.language`)
+and any text with Chinese characters is also read for the kinds ``model`` (a device's model
+number), ``phone`` (the customer's) and ``date`` (a visit or callback agreed in
+conversation; dates in tool traffic are records such as purchase dates, and are left to
+the summary's other identifiers): :meth:`FactTracker.kinds`.
 
 The tracker's state is a JSON-ready dict (:meth:`FactTracker.to_dict`); feeding items in
 several batches gives the same state as feeding them at once, so an incremental summary
@@ -37,8 +44,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from . import cues
-from .facts import FACT_KINDS, Found, facts_in_text
+from .facts import ALL_FACT_KINDS, Found, facts_in_text, kinds_for
 from .items import is_call, is_output, item_kind, item_text, pair_key
+from .language import Language, LanguageCount
 from .statements import (
     Statement,
     closest,
@@ -55,11 +63,15 @@ CASE = "case"
 RECORDS = "records"
 
 #: Kinds where a new value replaces the current one (per entity).
-SINGLE_VALUED = frozenset({"email", "firmware", "serial"})
+SINGLE_VALUED = frozenset({"email", "firmware", "serial", "phone", "model"})
 #: Kinds that describe a device.
-DEVICE_KINDS = frozenset({"serial", "firmware", "error_code"})
+DEVICE_KINDS = frozenset({"serial", "firmware", "error_code", "model"})
 #: Kinds that belong to the device being discussed, or to the case when there is none.
-CASE_KINDS = frozenset({"ticket", "order", "rma", "reservation"})
+CASE_KINDS = frozenset({"ticket", "order", "rma", "reservation", "date"})
+#: Kinds that belong to the customer (a tool's value the customer never gave is a record).
+CUSTOMER_KINDS = frozenset({"email", "phone"})
+#: Kinds read only where they are said in conversation, not in tool traffic.
+CONVERSATION_KINDS = frozenset({"date"})
 
 #: Current values kept per multi-valued slot (the newest); older ones are retired.
 MAX_VALUES = 24
@@ -77,8 +89,8 @@ MAX_CALLS = 64
 #: Kinds in the order a text's values are read: what identifies a device first, so that a
 #: ticket in the same sentence is filed under the device, not the case.
 _READING_ORDER: tuple[str, ...] = (
-    "serial", "firmware", "error_code",
-    *(k for k in FACT_KINDS if k not in ("serial", "firmware", "error_code")),
+    "serial", "model", "firmware", "error_code",
+    *(k for k in ALL_FACT_KINDS if k not in ("serial", "model", "firmware", "error_code")),
 )
 
 #: Version of :meth:`FactTracker.to_dict`'s format.
@@ -158,10 +170,15 @@ class Entity:
 
     @property
     def label(self) -> str:
+        return self.label_in("en")
+
+    def label_in(self, language: str) -> str:
+        """How a summary in ``language`` (``"en"``, ``"zh"``) names the entity."""
+        names = cues.labels(language)
         if self.kind == "device":
-            noun = self.noun or cues.LABELS["device"]
+            noun = self.noun or names["device"]
             return noun if self.number == 1 else f"{noun} #{self.number}"
-        return cues.LABELS.get(self.kind, self.kind)
+        return names.get(self.kind, self.kind)
 
 
 @dataclass
@@ -206,6 +223,7 @@ class FactTracker:
         self.statements: list[Said] = []
         self.calls: dict[str, str] = {}  # call id -> entity the call is about
         self.dropped_devices = 0  # devices no longer kept (the least recently discussed)
+        self.letters = LanguageCount()  # of the customer's messages
         if state is not None:
             self._load(state)
 
@@ -221,6 +239,7 @@ class FactTracker:
                       for s in self.slots.values()],
             "statements": [dict(vars(s)) for s in self.statements],
             "calls": dict(self.calls), "dropped_devices": self.dropped_devices,
+            "letters": [self.letters.cjk, self.letters.latin],
         }
 
     def _load(self, state: Mapping[str, Any]) -> None:
@@ -242,6 +261,19 @@ class FactTracker:
         self.statements = [Said(**s) for s in state.get("statements", ())]
         self.calls = {str(k): str(v) for k, v in state.get("calls", {}).items()}
         self.dropped_devices = int(state.get("dropped_devices", 0))
+        letters = state.get("letters") or (0, 0)
+        self.letters = LanguageCount(int(letters[0]), int(letters[1]))
+
+    @property
+    def language(self) -> Language:
+        """The language of the customer's messages read so far (``"en"`` or ``"zh"``)."""
+        return self.letters.language
+
+    def kinds(self, text: str) -> tuple[str, ...]:
+        """The fact kinds read in ``text``: every kind in a Chinese conversation or a text
+        with Chinese characters (:func:`ctxlab.core.facts.kinds_for`), else
+        :data:`~ctxlab.core.facts.FACT_KINDS`."""
+        return ALL_FACT_KINDS if self.letters.language == "zh" else kinds_for(text)
 
     def copy(self) -> FactTracker:
         return FactTracker(json.loads(json.dumps(self.to_dict())))
@@ -278,8 +310,11 @@ class FactTracker:
         """Read one text said by ``role`` (``call``/``output`` texts are tool traffic)."""
         data = _json(text) if role in ("call", "output") else None
         if role == "user":
+            self.letters.add(text)
             self._switch_device(text)
-        facts = facts_in_text(text)
+        facts = facts_in_text(text, kinds=self.kinds(text))
+        if role in ("call", "output"):
+            facts = [f for f in facts if f.kind not in CONVERSATION_KINDS]
         subject = self._subject(role, facts, data, call_id)
         if role == "call" and call_id:
             self.calls[call_id] = subject or ""
@@ -306,6 +341,10 @@ class FactTracker:
                 continue
             entity = self._entity_for(kind, found, role, subject or self.focus)
             self._update(entity, kind, found, role, update=update)
+            if kind == "model" and entity in self.entities:
+                current = self.slot(entity, kind).current()
+                if current:
+                    self.entities[entity].model = current[-1]
         self._statements(text, role)
 
     # -- entities ----------------------------------------------------------------------
@@ -386,9 +425,9 @@ class FactTracker:
 
     def _entity_for(self, kind: str, found: Sequence[Found], role: Role,
                     subject: str | None) -> str:
-        if kind == "email":
+        if kind in CUSTOMER_KINDS:
             if role in ("call", "output"):
-                slot = self.slots.get(_key(CUSTOMER, "email"))
+                slot = self.slots.get(_key(CUSTOMER, kind))
                 if slot is not None and any(slot.ever(f.value) for f in found):
                     return CUSTOMER
                 return self._new_entity(RECORDS)

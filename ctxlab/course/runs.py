@@ -223,3 +223,64 @@ def probe_table(records_by_label: Mapping[str, Sequence[TurnRecord]], probes: Se
     lines.append(f"{'':>4}  {'total':<10}  "
                  + "  ".join(f"{f'{t}/{len(probes)}':^{width}}" for t in totals))
     return "\n".join(lines)
+
+
+async def preload(session: Any, items: Sequence[Mapping[str, Any]]) -> None:
+    """Store a recorded conversation in ``session`` the way the Runner would have stored it
+    (one ``add_items`` call per user message, tool round and reply), so a question asked
+    next continues it."""
+    from ..eval.replay import runner_batches  # eval imports this module; import late
+
+    for batch in runner_batches(items):
+        await session.add_items(batch)
+
+
+async def ask_after(
+    agent: Agent[Any],
+    history: Sequence[Mapping[str, Any]],
+    question: str,
+    make_session: Callable[[], Any],
+    make_manager: Callable[[Any], Any] | None = None,
+) -> TurnRecord:
+    """Ask ``question`` through the real Runner after ``history``: a fresh session from
+    ``make_session()`` holds the history (:func:`preload`), an optional
+    ``make_manager(session)`` (a :class:`~ctxlab.context.ContextManager`) shapes every
+    model call, and the reply and the calls are recorded (:func:`run_conversation`).
+    Each question gets its own session, so asking one never moves another's window."""
+    session = make_session()
+    await preload(session, history)
+    manager = make_manager(session) if make_manager is not None else None
+    config = manager.run_config(tracing_disabled=True) if manager is not None else RunConfig(
+        tracing_disabled=True)
+    records = await run_conversation(agent, [question], session, run_config=config)
+    return records[0]
+
+
+async def answer_table(
+    agent: Agent[Any],
+    history: Sequence[Mapping[str, Any]],
+    questions: Sequence[tuple[str, str, str]],
+    memories: Mapping[str, tuple[Callable[[], Any], Callable[[Any], Any] | None]],
+) -> str:
+    """A text table: one row per question ``(label, question, expected value)``, one column
+    per memory ``label -> (make_session, make_manager or None)``; a cell is ✓ when the reply
+    holds the expected value (:func:`ask_after`), ✗ otherwise. The last row sums the input
+    tokens of all the questions."""
+    labels = list(memories)
+    width = max(14, *(len(label) for label in labels))
+    head = max(8, *(len(label) for label, _, _ in questions))
+    marks: dict[str, list[str]] = {label: [] for label in labels}
+    tokens = dict.fromkeys(labels, 0)
+    for label, (make_session, make_manager) in memories.items():
+        for _, question, expected in questions:
+            record = await ask_after(agent, history, question, make_session, make_manager)
+            marks[label].append("✓" if expected in record.reply else "✗")
+            tokens[label] += record.input_tokens
+    lines = [f"{'fact':<{head}}  " + "  ".join(f"{label:^{width}}" for label in labels)]
+    lines.append("-" * len(lines[0]))
+    for row, (name, _, _) in enumerate(questions):
+        lines.append(f"{name:<{head}}  " + "  ".join(f"{marks[label][row]:^{width}}"
+                                                    for label in labels))
+    lines.append(f"{'tokens':<{head}}  " + "  ".join(f"{tokens[label]:^{width},}"
+                                                   for label in labels))
+    return "\n".join(lines)

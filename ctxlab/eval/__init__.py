@@ -51,6 +51,7 @@ from .strategies import (
 from .sweep import SweepPoint, SweepResult, pareto_front, recommend, sweep
 from .tables import (
     answer_key_table,
+    corpora_table,
     latency_table,
     pressure_table,
     summary_table,
@@ -99,6 +100,7 @@ __all__ = [
     "case_from_conversation",
     "case_from_items",
     "compare",
+    "corpora_table",
     "evaluate",
     "evaluate_case",
     "judge_from_env",

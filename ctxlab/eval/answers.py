@@ -8,8 +8,9 @@ superseded value instead.
 
 Offline (the default, :class:`ctxlab.OfflineSupportModel`) only probes whose fact kind the
 offline model can recall are asked (ticket, serial, firmware, error code, email, order, RMA,
-reservation; :data:`ctxlab.course.offline.FACT_KINDS`; and constraints and commitments, which
-it answers with those still in force), and only when the question has one right answer
+reservation; :data:`ctxlab.course.offline.FACT_KINDS`; asked in Chinese also model number,
+phone and date; and constraints and commitments, which it answers with those still in
+force), and only when the question has one right answer
 (``RecallProbe.answerable``). The offline model is deterministic, so identical views
 get the cached reply. With a real model configured the same probes are asked (or every
 probe, with ``scope="all"``) and nothing is cached.
@@ -33,8 +34,8 @@ AnswerScope = Literal["offline-kinds", "all"]
 #: What the offline restriction means, in one line (printed in tables and notes).
 OFFLINE_NOTE = (
     "answers are asked only for facts the offline model can recall (ticket, serial, firmware, "
-    "error code, email, order, RMA, reservation, constraints, commitments) and whose question "
-    "has one right answer"
+    "error code, email, order, RMA, reservation, constraints, commitments; asked in Chinese "
+    "also model, phone and date) and whose question has one right answer"
 )
 
 

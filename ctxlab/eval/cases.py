@@ -13,7 +13,8 @@ An :class:`EvalCase` is what every memory strategy is replayed on. It holds
   asked after the last turn.
 
 A probe is *answerable offline* when its fact has a kind the offline model can recall
-(:data:`ctxlab.course.offline.FACT_KINDS`) and the full history's latest value of that kind is the
+(:data:`ctxlab.course.offline.FACT_KINDS`; asked in Chinese also ``model``, ``phone`` and
+``date``) and the full history's latest value of that kind is the
 expected one, so "what was my ticket number?" has exactly one right answer; or when it asks
 for a constraint or a commitment (kinds :data:`STATEMENT_KINDS`) that the full history still
 holds in force. Only such probes are asked through the agent by default (see
@@ -292,11 +293,15 @@ def probes_at(facts: Iterable[KeyFact], turn: int, *, min_age: int = 0) -> list[
 
 
 def mark_answerable(items: Sequence[Mapping[str, Any]], starts: Sequence[int],
-                    probes: Iterable[RecallProbe]) -> tuple[RecallProbe, ...]:
+                    probes: Iterable[RecallProbe], *,
+                    kinds: Iterable[str] = FACT_KINDS) -> tuple[RecallProbe, ...]:
     """Set ``answerable`` on each probe (see the module docstring); ``starts`` are the
-    indices of the turns' first items."""
+    indices of the turns' first items. ``kinds`` are the fact kinds the offline model
+    recalls for these probes' questions (all of them for Chinese questions:
+    :data:`~ctxlab.core.facts.ALL_FACT_KINDS`)."""
     probes = list(probes)
-    wanted = sorted({p.kind for p in probes if p.kind in FACT_KINDS})
+    recalled = set(kinds)
+    wanted = sorted({p.kind for p in probes if p.kind in recalled})
     found = find_facts(items, kinds=wanted) if wanted else {}
     held: dict[int, tuple[list[str], list[str]]] = {}
     out = []

@@ -310,6 +310,79 @@ async def check_memory_setup(make_session: Any, make_manager: Any) -> CheckResul
                              f"{used / full_tokens:.0%} of the full history's {full_tokens:,}")
 
 
+# ---------------------------------------------------------------------------- lesson 05b
+
+#: What the fridge customer says after the recorded chat: a new phone number, then two
+#: questions that have nothing to do with it (user message, agent reply).
+ZH_LATE_TURNS: tuple[tuple[str, str], ...] = (
+    ("对了，我手机号换了，新号码是13600001234，以后打这个。",
+     "好的，已经把您的联系电话改成13600001234。"),
+    ("冷冻室的温度设几度合适？", "冷冻室一般设在零下18度左右就可以。"),
+    ("门封条脏了能用酒精擦吗？", "不建议用酒精，用温水加一点洗洁精擦干净再晾干就行。"),
+)
+#: The questions lesson 05b's exercise asks after :func:`zh_exercise_history`, with the
+#: value each answer must hold (and, for the phone, the old number it must not give).
+ZH_EXERCISE_QUESTIONS: tuple[tuple[str, str, str], ...] = (
+    ("你们记的我的手机号是多少？", "13600001234", "13912345678"),
+    ("我冰箱的型号是多少来着？", "BCD-123", ""),
+    ("我之前跟你说过要注意什么？", "只能周末上门", ""),
+)
+#: The most input tokens the three questions may cost, as a share of the full history's.
+ZH_EXERCISE_RATIO = 0.5
+
+
+def zh_exercise_history() -> list[dict[str, Any]]:
+    """The fridge chat (``zh-01-fridge-bcd123``) followed by :data:`ZH_LATE_TURNS`."""
+    from ..course.corpora import load_zh_support
+
+    fridge = next(c for c in load_zh_support() if c.id == "zh-01-fridge-bcd123")
+    items = [dict(item) for item in fridge.items]
+    for question, reply in ZH_LATE_TURNS:
+        items += [{"role": "user", "content": question}, {"role": "assistant", "content": reply}]
+    return items
+
+
+async def check_zh_memory_setup(make_session: Any, make_manager: Any) -> CheckResult:
+    """Lesson 05b: ``make_session()`` and ``make_manager(session)`` (or None) build a memory
+    under which the agent, after the fridge chat and a late change of phone number, gives
+    the new number (never the old one), the fridge's model number and the weekend-only
+    constraint, with at most half the input tokens of the full history."""
+    from ..course.runs import ask_after
+
+    if make_session is None:
+        return _pending("`make_session` (and `make_manager`, or leave it None)")
+    if not callable(make_session) or (make_manager is not None and not callable(make_manager)):
+        return CheckResult(False, "`make_session` must be a function, and `make_manager` a "
+                                  "function or None (for example lambdas)")
+    agent = make_support_agent(OfflineSupportModel())
+    history = zh_exercise_history()
+    used = full = 0
+    missed: list[str] = []
+    for question, expected, old in ZH_EXERCISE_QUESTIONS:
+        try:
+            record = await ask_after(agent, history, question, make_session, make_manager)
+        except Exception as exc:  # a broken answer is a verdict, not a crash
+            return CheckResult(False, f"building or running the setup failed: "
+                                      f"{type(exc).__name__}: {exc}")
+        baseline = await ask_after(agent, history, question,
+                                   lambda: SQLiteSession("exercise-05b-full"))
+        used += record.input_tokens
+        full += baseline.input_tokens
+        if old and old in record.reply:
+            return CheckResult(False, f"asked {question!r}, the agent gave the old number {old}: "
+                                      "the memory presents a replaced value as current")
+        if expected not in record.reply:
+            missed.append(expected)
+    if missed:
+        return CheckResult(False, f"the agent could not recall: {', '.join(missed)}")
+    if used > full * ZH_EXERCISE_RATIO:
+        return CheckResult(False, f"all three answered, but with {used / full:.0%} of the full "
+                                  f"history's tokens; the target is {ZH_EXERCISE_RATIO:.0%}")
+    return CheckResult(True, f"new phone number, model number and constraint answered with "
+                             f"{used:,} input tokens, {used / full:.0%} of the full history's "
+                             f"{full:,}")
+
+
 # ---------------------------------------------------------------------------- lesson 06
 
 async def check_memory_choice(spec: str | None) -> CheckResult:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..core.items import preview
@@ -90,6 +90,45 @@ def summary_table(run: EvalRun | Sequence[StrategySummary],
     for s in summaries:
         lines.append(f"{s.label:<{width}}  " + "  ".join(
             f"{_cell(s, c):>{n}}" for c, n in zip(columns, sizes, strict=True)))
+    return "\n".join(lines)
+
+
+def corpora_table(runs: Mapping[str, EvalRun | Sequence[StrategySummary]],
+                  columns: Sequence[str] = ("current", "stale_as_current", "answers")) -> str:
+    """One row per strategy, a group of ``columns`` (see :data:`SUMMARY_COLUMNS`) per corpus:
+    ``runs`` maps a corpus name ("planted", "zh") to its run. Strategies are listed in the
+    first run's order; a strategy a run lacks shows "-"."""
+    for c in columns:
+        if c not in SUMMARY_COLUMNS:
+            raise ValueError(f"unknown column {c!r}; choose from {', '.join(SUMMARY_COLUMNS)}")
+    if not runs:
+        raise ValueError("corpora_table needs at least one run")
+    tables = {name: {s.strategy: s for s in (run.summaries() if isinstance(run, EvalRun)
+                                              else list(run))}
+              for name, run in runs.items()}
+    order: dict[str, str] = {}
+    for table in tables.values():
+        for strategy, summary in table.items():
+            order.setdefault(strategy, summary.label)
+    heads = [SUMMARY_COLUMNS[c][0] for c in columns]
+
+    def cell(name: str, strategy: str, column: str) -> str:
+        summary = tables[name].get(strategy)
+        return _cell(summary, column) if summary is not None else "-"
+
+    sizes = {name: [max(len(h), *(len(cell(name, s, c)) for s in order))
+                    for h, c in zip(heads, columns, strict=True)] for name in tables}
+    width = max([8, *(len(label) for label in order.values())])
+    groups = {name: "  ".join(f"{h:>{n}}" for h, n in zip(heads, sizes[name], strict=True))
+              for name in tables}
+    top = f"{'':<{width}}  " + " | ".join(f"{name:^{len(groups[name])}}" for name in tables)
+    lines = [top, f"{'strategy':<{width}}  " + " | ".join(groups.values())]
+    lines.append("-" * len(lines[1]))
+    for strategy, label in order.items():
+        lines.append(f"{label:<{width}}  " + " | ".join(
+            "  ".join(f"{cell(name, strategy, c):>{n}}"
+                      for c, n in zip(columns, sizes[name], strict=True))
+            for name in tables))
     return "\n".join(lines)
 
 

@@ -11,9 +11,9 @@ three differences:
 * values are matched with ASCII word boundaries (``KeyFact.whole_word``): "BCD-123" counts
   in "型号是BCD-123，" but "42" does not count inside "4200".
 
-Facts of the kinds ``model``, ``phone`` and ``date`` carry that kind, which the offline
-model does not recall yet, so their probes are not asked through it by default (see
-:mod:`ctxlab.eval.cases`).
+Facts of the kinds ``model``, ``phone`` and ``date`` carry that kind; the offline model
+recalls them when asked in Chinese, so their probes are asked through it like the others
+(see :mod:`ctxlab.eval.cases`).
 """
 
 from __future__ import annotations
@@ -81,7 +81,8 @@ def zh_case(conversation: Conversation) -> EvalCase:
     starts = [t.start for t in seg.turns]
     return EvalCase(
         id=conversation.id, source=conversation.source, items=items, facts=tuple(facts),
-        probes=mark_answerable(items, starts, probes), meta=dict(conversation.meta),
+        probes=mark_answerable(items, starts, probes, kinds=ALL_FACT_KINDS),
+        meta=dict(conversation.meta),
     )
 
 

@@ -4,7 +4,10 @@ It reuses the course's shared definitions instead of new patterns where they exi
 
 * :func:`ctxlab.core.facts.find_facts` for ticket, serial, firmware, error code, email,
   order, RMA and reservation values (the latest one said in conversation wins over one
-  only seen in tool traffic);
+  only seen in tool traffic); in a Chinese conversation also the model number
+  (``issue.device_model``: 型号是BCD-123), the phone number (``user.phone``) and the date
+  agreed in conversation (``issue.date``: 12月11日; dates in tool results are records such
+  as purchase dates and are left out);
 * :func:`ctxlab.core.identifiers.find_identifiers` for names, phone numbers and account ids
   (snake_case ids such as ``mia_li_3668``) in user messages;
 * :func:`ctxlab.memory.playbook.match_symptoms` for the issue category;
@@ -23,6 +26,9 @@ ticket TCK-1"). Constraints the customer sets and promises the agent makes are f
 agent's last open question, or the first step it asked the user to try; a reply that asks
 for nothing clears it.
 
+The language of the turn's user messages (:func:`turn_language`) goes into the patch when it
+differs from the state's, so the state message follows the customer's language.
+
 Rules are deliberately modest and readable; :class:`~ctxlab.memory.LLMStateExtractor` does
 the same job with a model when one is configured.
 """
@@ -35,9 +41,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..context.compaction import KEY_FIELD, tool_names
-from ..core.facts import find_facts, latest_fact
+from ..core.facts import ALL_FACT_KINDS, FACT_KINDS, find_facts, latest_fact
 from ..core.identifiers import find_identifiers
 from ..core.items import is_call, is_output, item_kind, item_text, item_type
+from ..core.language import ZH_SHARE, Language, has_cjk, letter_counts
 from ..core.statements import find_commitments, find_constraints, find_done
 from ..core.tracker import is_update
 from .playbook import match_symptoms
@@ -54,6 +61,30 @@ FACT_FIELDS: dict[str, str] = {
     "order": "issue.order_id",
     "rma": "issue.rma",
 }
+
+#: The same for the kinds read in a Chinese conversation (the date only as said in
+#: conversation).
+ZH_FACT_FIELDS: dict[str, str] = {
+    "model": "issue.device_model",
+    "phone": "user.phone",
+    "date": "issue.date",
+}
+
+#: Letters (CJK characters or Latin letters) a turn's user messages need to decide a language.
+MIN_LANGUAGE_LETTERS = 4
+
+
+def turn_language(items: Sequence[Item]) -> Language | None:
+    """The language of the user messages among ``items``, or None when they hold fewer than
+    :data:`MIN_LANGUAGE_LETTERS` letters ("OK", "13912345678")."""
+    cjk = latin = 0
+    for item in items:
+        if item_kind(item) == "user":
+            c, a = letter_counts(item_text(item))
+            cjk, latin = cjk + c, latin + a
+    if cjk + latin < MIN_LANGUAGE_LETTERS:
+        return None
+    return "zh" if cjk >= ZH_SHARE * (cjk + latin) else "en"
 
 #: Tool-call argument keys whose value fills a field (``get_user_details({"user_id": ...})``).
 ARGUMENT_FIELDS: dict[str, str] = {
@@ -139,7 +170,10 @@ class RuleBasedStateExtractor:
             raise ValueError(f"extract_turn expects a list of items, got {type(items).__name__}")
         state = state or SupportState()
         patch = StatePatch()
-        self._facts(items, patch, state)
+        language = turn_language(items)
+        if language is not None and language != state.language:
+            patch.language = language
+        self._facts(items, patch, state, language or state.language)
         self._user_messages(items, state, patch)
         self._tools(items, patch)
         self._agent(items, patch)
@@ -157,10 +191,14 @@ class RuleBasedStateExtractor:
         if path not in patch.values:
             cls._set(patch, path, value, "tool")
 
-    def _facts(self, items: Sequence[Item], patch: StatePatch, state: SupportState) -> None:
-        facts = find_facts(list(items))
-        for kind, path in FACT_FIELDS.items():
-            fact = latest_fact(facts[kind])
+    def _facts(self, items: Sequence[Item], patch: StatePatch, state: SupportState,
+               language: str) -> None:
+        chinese = language == "zh" or any(has_cjk(item_text(it)) for it in items)
+        facts = find_facts(list(items), kinds=ALL_FACT_KINDS if chinese else FACT_KINDS)
+        fields = {**FACT_FIELDS, **ZH_FACT_FIELDS} if chinese else FACT_FIELDS
+        for kind, path in fields.items():
+            found = facts[kind] if kind != "date" else [f for f in facts[kind] if f.in_message]
+            fact = latest_fact(found)
             if fact is not None:
                 self._set(patch, path, fact.value, "message" if fact.in_message else "tool")
         errors = [f for f in facts["error_code"] if f.source == "user" and not f.stale]

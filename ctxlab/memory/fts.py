@@ -69,6 +69,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ..core.language import CJK_CHARS, has_cjk
+
 _STOPWORD_TEXT = """
 a about after again all also am an and any are as at be been before but by can could did do
 does doing for from had has have having he her here him his how i if in into is it its just
@@ -98,12 +100,7 @@ CJK_STOP_CHARS = frozenset(
 #: 我的冰箱 the bigrams 我的 and 的冰 straddle words. Used for queries only.
 CJK_PARTICLES = frozenset("的了吗呢吧啊呀嘛哦嗯啦我你您他她它么什怎哪")
 
-# Han (with extensions and compatibility ideographs), kana, Hangul syllables and jamo.
-_CJK_CHARS = (
-    "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
-    "\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\U00020000-\U0003134f"
-)
-_CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
+_CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 
 
 class FTS5UnavailableError(RuntimeError):
@@ -127,11 +124,6 @@ def check_fts5() -> None:
 
 
 _WORD = re.compile(r"[^\W_]+")
-
-
-def has_cjk(text: str) -> bool:
-    """True when ``text`` contains a Chinese, Japanese or Korean character."""
-    return _CJK_RUN.search(text) is not None
 
 
 def _fold(text: str) -> str:

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..core.openai_calls import Api, ModelCaller, call_create
 from ..summarizers.transcript import render_transcript
+from .extract import turn_language
 from .state import StatePatch, SupportState
 
 TURN_OPEN = "<turn>"
@@ -41,6 +42,8 @@ Return a state update in the required JSON format:
 - user: only what the customer says about themselves (or a record confirms is theirs).
 - issue.category: a short noun phrase for the problem (e.g. "overheating", "refund").
 - issue.status: the state of the ticket or request (e.g. "open", "escalated", "resolved").
+- issue.date: the date agreed for a visit, a callback or a delivery, as written
+  ("12月11日", "2025-12-11"); not a purchase or warranty date from a record.
 - new_milestones: short past-tense notes of what happened in this turn (tool results,
   actions the customer took, commitments the agent made); [] when nothing happened.
 - next_action: the one thing that should happen next, or null if unchanged.
@@ -77,6 +80,7 @@ class IssueUpdate(BaseModel):
     status: str | None = None
     error_codes: list[str] = Field(default_factory=list)
     reservation_ids: list[str] = Field(default_factory=list)
+    date: str | None = None
 
 
 class StateUpdate(BaseModel):
@@ -164,7 +168,7 @@ class LLMStateExtractor(ModelCaller):
 
     def build_user_message(self, items: Sequence[Mapping[str, Any]], state: SupportState) -> str:
         """The user message: the current state as JSON, then the delimited turn."""
-        current = state.model_dump(exclude={"sources", "history", "turn"})
+        current = state.model_dump(exclude={"sources", "history", "turn", "language"})
         transcript = render_transcript(list(items), tool_trim_limit=self.tool_trim_limit)
         return (
             "Current state:\n"
@@ -215,7 +219,11 @@ class LLMStateExtractor(ModelCaller):
         state = state or SupportState()
         kwargs = self.request(items, state)
         response = await call_create(self.client, self.create_method(), **kwargs)
-        return self.parse(self._text(response))
+        patch = self.parse(self._text(response))
+        language = turn_language(items)
+        if language is not None and language != state.language:
+            patch.language = language
+        return patch
 
     def _text(self, response: Any) -> str:
         if self.resolved_api() == "responses":

@@ -6,14 +6,17 @@ compact message:
 
 * :class:`UserProfile`: name, email, phone, member level, account id;
 * :class:`IssueInfo`: category, device model, serial, order id, ticket id, RMA,
-  reservation ids, error codes, firmware, status;
+  reservation ids, error codes, firmware, status, and the date agreed in conversation (a
+  visit, a callback);
 * ``milestones``: what happened, in order, with the turn it happened in;
 * ``constraints`` and ``commitments``: what the customer asked the agent to keep in mind
   ("email only, never call") and what the agent promised ("I'll send the label by
   Friday"), each with its turn; a revision replaces the earlier version on its topic;
 * ``next_action``: what should happen next;
 * ``history``: every value that was replaced, with the turn it came from and the turn that
-  replaced it (the latest value wins, the old one is not forgotten).
+  replaced it (the latest value wins, the old one is not forgotten);
+* ``language``: the language the customer writes in (``"en"``, ``"zh"``), which the state
+  message is rendered in.
 
 Extractors (:mod:`ctxlab.memory.extract`, :mod:`ctxlab.memory.llm_extract`) produce a
 :class:`StatePatch` per turn; :meth:`SupportState.apply` merges it.
@@ -25,6 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..core.language import Language
 from ..core.statements import as_statement, closest, same_promise
 
 #: Where a value came from: said in conversation, or read from a tool call or output.
@@ -45,6 +49,7 @@ SCALAR_FIELDS: tuple[str, ...] = (
     "issue.rma",
     "issue.firmware",
     "issue.status",
+    "issue.date",
 )
 
 #: The list fields a patch may add to (values are kept once, in order of first mention).
@@ -78,6 +83,7 @@ class IssueInfo(BaseModel):
     error_codes: list[str] = Field(default_factory=list)
     firmware: str | None = None
     status: str | None = None
+    date: str | None = None
 
 
 class Milestone(BaseModel):
@@ -121,7 +127,9 @@ class StatePatch(BaseModel):
     the pending action (None: unchanged; ``""``: nothing is pending any more);
     ``constraints`` and ``commitments`` are sentences that set or revise one, ``done``
     sentences saying a commitment was kept; ``replace`` replaces values of list fields
-    (``{"issue.error_codes": {"E1": "E2"}}``: a new error code instead of the old one).
+    (``{"issue.error_codes": {"E1": "E2"}}``: a new error code instead of the old one);
+    ``language`` is the language the turn's user messages are written in (None: not
+    decided, for instance a turn with a bare "OK").
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -135,10 +143,12 @@ class StatePatch(BaseModel):
     commitments: list[str] = Field(default_factory=list)
     done: list[str] = Field(default_factory=list)
     replace: dict[str, dict[str, str]] = Field(default_factory=dict)
+    language: Language | None = None
 
     def is_empty(self) -> bool:
         return not (self.values or self.add or self.milestones or self.next_action is not None
-                    or self.constraints or self.commitments or self.done or self.replace)
+                    or self.constraints or self.commitments or self.done or self.replace
+                    or self.language is not None)
 
 
 class Change(BaseModel):
@@ -156,7 +166,8 @@ class SupportState(BaseModel):
 
     ``sources`` records, for every scalar field that holds a value, the turn that value
     came from and whether it was said in conversation or read from a tool; ``turn`` is the
-    last turn applied.
+    last turn applied; ``language`` the language of the customer's latest turn that decided
+    one (the state message is written in it).
     """
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
@@ -170,6 +181,7 @@ class SupportState(BaseModel):
     history: list[Superseded] = Field(default_factory=list)
     sources: dict[str, tuple[int | None, Origin]] = Field(default_factory=dict)
     turn: int = 0
+    language: Language = "en"
 
     # -- reading ---------------------------------------------------------------------
     def get(self, path: str) -> Any:
@@ -273,6 +285,9 @@ class SupportState(BaseModel):
             if action != self.next_action:
                 changes.append(Change(field="next_action", old=self.next_action, new=action))
                 self.next_action = action
+        if patch.language is not None and patch.language != self.language:
+            changes.append(Change(field="language", old=self.language, new=patch.language))
+            self.language = patch.language
         if turn is not None:
             self.turn = max(self.turn, turn)
         return changes
@@ -325,6 +340,7 @@ class SupportState(BaseModel):
             history=list(self.history),
             sources=dict(self.sources),
             turn=self.turn,
+            language=self.language,
         )
 
     # -- showing ---------------------------------------------------------------------

@@ -4,7 +4,10 @@ Built on the section structure the course's source tutorial uses, in our own wor
 principles it encodes (milestones, contradiction check, latest update wins, timestamps,
 chunking into sections, tool insights, hallucination control) are explained in lesson 03.
 Constraints, commitments and pending actions have their own sections, never dropped, and
-identifiers are listed once, each with its device and, when it changed, its history.
+identifiers are listed once, each with its device and, when it changed, its history. The
+note is written in the conversation's language: a customer who writes Chinese gets a
+Chinese note (:data:`SUMMARY_SECTIONS_ZH` are the headings the extractive summarizer uses
+then), with identifiers copied as written.
 """
 
 from __future__ import annotations
@@ -23,6 +26,27 @@ SUMMARY_SECTIONS: tuple[str, ...] = (
     "Current Status & Blockers",
     "Next Recommended Step",
 )
+
+#: The same headings in Chinese, in the same order (for a conversation in Chinese).
+SUMMARY_SECTIONS_ZH: tuple[str, ...] = (
+    "产品与环境",
+    "报告的问题",
+    "约束与偏好",
+    "客服承诺",
+    "已尝试的步骤与结果",
+    "待办操作",
+    "时间线里程碑",
+    "工具表现",
+    "标识信息",
+    "当前状态与阻碍",
+    "下一步建议",
+)
+
+
+def summary_sections(language: str = "en") -> tuple[str, ...]:
+    """The section headings of a note in ``language`` (``"en"`` or ``"zh"``)."""
+    return SUMMARY_SECTIONS_ZH if language == "zh" else SUMMARY_SECTIONS
+
 
 TRANSCRIPT_OPEN = "<transcript>"
 #: The length the prompt asks for (the extractive summarizer is bounded by tokens instead).
@@ -49,6 +73,9 @@ Work through these checks before writing (do not show them):
 - Separate things stay separate: two devices each keep their own serial, firmware, error
   codes and tickets; name the device next to each value.
 - Certainty: anything not stated outright is marked UNVERIFIED; never guess or fill gaps.
+- Language: write the note in the language the customer writes in (a Chinese conversation
+  gets a Chinese note, headings included, in the same order); never translate
+  identifiers, codes or quoted error text.
 
 Then write under exactly these headings, as short bullets that start with a verb or a
 noun, no filler, at most about {SUMMARY_WORDS} words in all:

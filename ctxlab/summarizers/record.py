@@ -13,6 +13,10 @@ the previous fold and renders again; it never re-reads its own text. The record 
   product and environment details, and other identifier-like values (names, dates,
   amounts, account ids) with the order they were last mentioned in.
 
+The fact tracker also counts the letters of the customer's messages (CJK characters and
+Latin letters, :class:`ctxlab.core.language.LanguageCount`): a conversation whose customer
+writes Chinese gets a Chinese summary (:attr:`HandoverRecord.language`).
+
 Everything is bounded (the newest entries are kept, with counts of what was left out), so
 the record and its rendering stay the same size however long the conversation gets. The
 record is a JSON-ready dict (:meth:`HandoverRecord.to_dict`); reading items in several
@@ -30,9 +34,10 @@ from ..core import cues
 from ..core.facts import facts_in_text
 from ..core.identifiers import find_identifiers
 from ..core.items import is_call, is_output, item_kind, item_text, pair_key
+from ..core.language import Language
 from ..core.statements import sentences
 from ..core.tracker import FactTracker, device_noun
-from .text import gist, last_question, scrub, tool_outcome
+from .text import gist, is_question, last_question, scrub, tool_outcome
 
 #: Version of :meth:`HandoverRecord.to_dict`'s format.
 RECORD_FORMAT = 1
@@ -53,13 +58,19 @@ def _alt(fragments: Iterable[str]) -> str:
 
 _SYMPTOM = re.compile(cues.words(cues.SYMPTOM, end=False), _FLAGS)
 _RESOLVED = re.compile(cues.words(cues.RESOLVED, end=False), _FLAGS)
-_NEGATION = re.compile(r"\b(?:not|never|still)\b|n't\b|\?", _FLAGS)
-_STEP = re.compile(r"^(?:\d+[.)]\s*)?(?:please\s+|now\s+|first,?\s+|then\s+|next,?\s+|"
-                   r"let'?s\s+|try\s+to\s+|try\s+|could\s+you\s+|can\s+you\s+)?(?:"
-                   + _alt(cues.STEP_VERBS) + r")\b", _FLAGS)
-_CLAUSE = re.compile(r"[:;]\s+")
+_NEGATION = re.compile(r"\b(?:not|never|still)\b|n't\b|\?|？|吗|还是|没有?好", _FLAGS)
+# A step: an English instruction verb (after an optional lead such as "please"), or a
+# Chinese one after a lead (请先, 然后) or a step number: a Chinese sentence that merely
+# starts with a verb ("登录不上一般是…") is not an instruction.
+_STEP = re.compile(
+    r"^(?:\d+[.)]\s*)?(?:(?:" + _alt(w for w in cues.STEP_LEADS if w.isascii()) + r")\s+)?"
+    + cues.words((v for v in cues.STEP_VERBS if v.isascii()), start=False)
+    + r"|^(?:\d+[.)、]\s*(?:" + _alt(w for w in cues.STEP_LEADS if not w.isascii()) + r")?|(?:"
+    + _alt(w for w in cues.STEP_LEADS if not w.isascii()) + r"))(?:"
+    + _alt(v for v in cues.STEP_VERBS if not v.isascii()) + r")", _FLAGS)
+_CLAUSE = re.compile(r"[:;]\s+|[：；，]")
 _OUTCOME = re.compile(cues.words(cues.OUTCOME, end=False), _FLAGS)
-_USER_ACTION = re.compile(r"\b(?:" + _alt(cues.USER_ACTION) + r")\b", _FLAGS)
+_USER_ACTION = re.compile(cues.words(cues.USER_ACTION), _FLAGS)
 _NEW_PROBLEM = re.compile(_alt(cues.NEW_PROBLEM), _FLAGS)
 _ERROR = re.compile(r"\berror\b", _FLAGS)
 _NEW_PROBLEM_LEAD = re.compile(r"^\W*(?:now\s+)?(?:" + _alt(cues.NEW_PROBLEM) + r")\s*[:,.-]?\s*",
@@ -189,6 +200,11 @@ class HandoverRecord:
     def turn(self) -> int:
         return self.facts.turn
 
+    @property
+    def language(self) -> Language:
+        """The language of the customer's messages read so far (``"en"`` or ``"zh"``)."""
+        return self.facts.language
+
     # -- reading -----------------------------------------------------------------------
     def read(self, items: Iterable[Mapping[str, Any]]) -> None:
         """Read ``items`` in order, continuing the conversation read so far."""
@@ -223,6 +239,7 @@ class HandoverRecord:
         or one stored before records existed): its facts, constraints and commitments are
         read as a memory note, values marked stale there stay stale."""
         self.facts.observe_text(text, "note")
+        self.facts.letters.add(text)
         self._others(text)
         self.seeded_from_text = True
 
@@ -238,14 +255,14 @@ class HandoverRecord:
             if (_OUTCOME.search(text) or resolved) and not new_problem:
                 step.result = gist(scrub(text), self.gist_words)
         self.awaiting = None  # a result is the customer's next message, or none came
-        if _USER_ACTION.search(text) and not text.rstrip().endswith("?"):
+        if _USER_ACTION.search(text) and not is_question(text):
             self._step(Step(self.turn, "customer", gist(scrub(text), self.gist_words), entity))
         if resolved:
             open_ = [i for i in self.issues if i.resolved is None]
             mine = [i for i in open_ if i.entity == entity] or open_
             if mine:
                 mine[-1].resolved = self.turn
-        if (_SYMPTOM.search(text) and not text.rstrip().endswith("?")
+        if (_SYMPTOM.search(text) and not is_question(text)
                 and (not resolved or new_problem)
                 and (new_problem or not self.issues or device_noun(text)
                      or _ERROR.search(text))):
@@ -263,17 +280,18 @@ class HandoverRecord:
     def _assistant(self, text: str) -> None:
         actions = []
         for _, _, sentence in sentences(text):
-            if sentence.endswith("?"):
+            if is_question(sentence):
                 continue
             # "Let's try something else: restart it" -> the clause that gives the action
             clause = next((c for c in _CLAUSE.split(sentence) if _STEP.search(c)), None)
             if clause is None:
                 continue
-            actions.append(clause.rstrip("."))
+            actions.append(clause.rstrip(".。"))
             if len(actions) == 3:
                 break
         if actions:
-            action = gist(scrub("; ".join(actions)), self.gist_words)
+            action = gist(scrub(("；" if self.language == "zh" else "; ").join(actions)),
+                          self.gist_words)
             last = self.steps[-1] if self.steps else None
             if (last is not None and last.who == "agent" and last.action == action
                     and last.entity == self.facts.focus):
@@ -303,7 +321,8 @@ class HandoverRecord:
         turn = waiting.turn if waiting else self.turn
         self._step(Step(turn, name, "called", entity, scrub(outcome)))
         if not ok:
-            self._milestone(f"{name} failed: {scrub(outcome)}")
+            failed = "调用失败" if self.language == "zh" else "failed"
+            self._milestone(f"{name} {failed}: {scrub(outcome)}")
 
     def _step(self, step: Step) -> None:
         self.steps.append(step)
@@ -326,7 +345,7 @@ class HandoverRecord:
             self.issues = [i for i in self.issues if id(i) not in gone]
 
     def _others(self, text: str, *, output: bool = False) -> None:
-        typed = {f.value for f in facts_in_text(text)}
+        typed = {f.value for f in facts_in_text(text, kinds=self.facts.kinds(text))}
         found = [i for i in find_identifiers(text)
                  if i.value not in typed and i.kind in _OTHER_LABEL]
         if output:  # log lines ("2025-03-14 power cycle"), not standalone dates

@@ -19,6 +19,12 @@ problems and earlier versions of constraints, other identifiers, older steps, ea
 values of identifiers (a kind with many values keeps its newest ones). Current
 identifiers, constraints, commitments, pending actions, the status and the next step stay,
 unless they alone exceed the budget.
+
+A conversation whose customer writes Chinese (:attr:`HandoverRecord.language`) gets the same
+note in Chinese: the headings of :data:`~ctxlab.summarizers.prompt.SUMMARY_SECTIONS_ZH`,
+labels from :data:`ctxlab.core.cues.LABELS_ZH` (``手机号：13600002222（此前：15800001111
+至第5轮）``; 此前 is a stale label every reader knows) and the phrases of :data:`PHRASES`.
+Structure, order, tiers and the token bound are the same in both languages.
 """
 
 from __future__ import annotations
@@ -28,10 +34,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..core import cues
-from ..core.facts import FACT_KINDS, facts_in_text
+from ..core.facts import ALL_FACT_KINDS, facts_in_text
 from ..core.tokens import DEFAULT_ENCODING, get_token_counter
 from ..core.tracker import RECORDS, Period, Slot
-from .prompt import SUMMARY_SECTIONS
+from .prompt import SUMMARY_SECTIONS, summary_sections
 from .record import OTHER_KINDS, HandoverRecord
 
 #: Tiers: a bullet's form is given up for the next shorter one lowest tier first.
@@ -46,6 +52,80 @@ FEW_VALUES = 5
 #: Milestones and resolved problems shown (the newest).
 MAX_MILESTONES = 4
 MAX_RESOLVED = 1
+
+#: Every phrase of the note, per language. ``{n}`` is a turn number.
+PHRASES: dict[str, dict[str, str]] = {
+    "en": {
+        "turn": "turn {n}", "until": "{value} until turn {n}", "earlier": "earlier: {notes}",
+        "list": ", ", "parts": "; ", "colon": ": ", "open": "(", "close": ")",
+        "where": "{label}, ",
+        "pending": "{tool} ({where}called in turn {n}): no output yet",
+        "milestone": "turn {n}: {text}",
+        "healthy": "{calls} call(s) of {tools} tool(s) succeeded",
+        "others_below": " (the others below)",
+        "failures": "{tool}: {failures} of {calls} call(s) failed; last: {last}",
+        "resolved_count": "({count} earlier problem(s) resolved)",
+        "opening": "opening request (turn 1): {text}",
+        "issue_head": "{where} (turn {n}", "issue_head_bare": "(turn {n}",
+        "issue_resolved": "{head}, resolved in turn {until}): {text}",
+        "issue_open": "{head}, open): {text}", "issue_open_short": "{head}, open)",
+        "statement": "{topic}(turn {n}): {text}", "topic": "{topic} ",
+        "revisions": "{base} (earlier: {notes})",
+        "steps_omitted": "({count:,} earlier steps not shown)",
+        "step": "{who} ({where}turn {n}): {action}", "result": " -> customer: {result}",
+        "tool_step": "{who} ({where}turn {n}) -> {result}",
+        "agent": "agent", "customer": "customer",
+        "from_tools": " (from tools)", "timestamps": "{count} timestamps from {first} to {last}",
+        "status_open": "Open: the {where}problem reported in turn {n}",
+        "last_result": "Last result: {text}", "waiting": "Waiting on customer: {text}",
+        "none_open": "No open problem (the {where}problem was resolved in turn {n})",
+        "none_reported": "No problem reported yet",
+        "next_pending": "Get the result of {tool} ({where}called in turn {n}) before "
+                        "anything else",
+        "next_step": "Get the result of the last step ({action})",
+        "next_answer": "Get the customer's answer, then continue troubleshooting",
+        "next_continue": "Continue troubleshooting the {where} problem", "open_word": "open",
+        "next_done": "Ask whether anything else needs help",
+    },
+    "zh": {
+        "turn": "第{n}轮", "until": "{value} 至第{n}轮", "earlier": "此前：{notes}",
+        "list": "、", "parts": "；", "colon": "：", "open": "（", "close": "）",
+        "where": "{label}，",
+        "pending": "{tool}（{where}第{n}轮调用）：尚无结果",
+        "milestone": "第{n}轮：{text}",
+        "healthy": "{tools} 个工具共 {calls} 次调用成功",
+        "others_below": "（其余见下）",
+        "failures": "{tool}：{calls} 次调用中 {failures} 次失败；最近一次：{last}",
+        "resolved_count": "（另有 {count} 个问题已解决）",
+        "opening": "最初的请求（第1轮）：{text}",
+        "issue_head": "{where}（第{n}轮", "issue_head_bare": "（第{n}轮",
+        "issue_resolved": "{head}，第{until}轮已解决）：{text}",
+        "issue_open": "{head}，未解决）：{text}", "issue_open_short": "{head}，未解决）",
+        "statement": "{topic}（第{n}轮）：{text}", "topic": "{topic}",
+        "revisions": "{base}（此前：{notes}）",
+        "steps_omitted": "（另有 {count:,} 个更早的步骤未列出）",
+        "step": "{who}（{where}第{n}轮）：{action}", "result": " → 客户：{result}",
+        "tool_step": "{who}（{where}第{n}轮）→ {result}",
+        "agent": "客服", "customer": "客户",
+        "from_tools": "（来自工具）", "timestamps": "{count} 个时间戳，从 {first} 到 {last}",
+        "status_open": "未解决：第{n}轮报告的{where}问题",
+        "last_result": "最近结果：{text}", "waiting": "等待客户回复：{text}",
+        "none_open": "没有未解决的问题（{where}问题已在第{n}轮解决）",
+        "none_reported": "尚未报告问题",
+        "next_pending": "先拿到 {tool}（{where}第{n}轮调用）的结果，再做其他事",
+        "next_step": "先确认上一步（{action}）的结果",
+        "next_answer": "等客户回答后继续排查",
+        "next_continue": "继续排查{where}问题", "open_word": "未解决的",
+        "next_done": "询问客户是否还需要其他帮助",
+    },
+}
+
+#: Labels of the "other identifiers" bullets in a Chinese note.
+OTHER_LABELS_ZH: dict[str, str] = {
+    "Other codes": "其他编号", "Account ids": "账号", "Names": "姓名", "Phones": "电话",
+    "Versions": "版本", "Other error codes": "其他错误代码", "Dates & times": "日期和时间",
+    "Amounts": "金额与数量", "Links": "链接", "Other emails": "其他邮箱",
+}
 
 
 @dataclass
@@ -68,15 +148,19 @@ class Bullet:
 
 @dataclass
 class Rendered:
+    """Bullets per section (keyed by the English headings) and the note's language."""
+
     sections: dict[str, list[Bullet]] = field(default_factory=dict)
+    language: str = "en"
 
     def text(self) -> str:
         """The sections with something to report, in order (an empty one is left out)."""
         lines = []
-        for title in SUMMARY_SECTIONS:
-            bullets = [b.text for b in self.sections.get(title, []) if b.text]
+        colon = PHRASES[self.language]["colon"].strip()
+        for key, title in zip(SUMMARY_SECTIONS, summary_sections(self.language), strict=True):
+            bullets = [b.text for b in self.sections.get(key, []) if b.text]
             if bullets:
-                lines.append(f"{title}:")
+                lines.append(f"{title}{colon}")
                 lines += [f"- {b}" for b in bullets]
         return "\n".join(lines)
 
@@ -89,25 +173,36 @@ def _must(text: str) -> Bullet:
     return Bullet([(text, MUST)])
 
 
-def render(record: HandoverRecord, *, max_steps: int = 8, max_tokens: int = 1200) -> str:
-    """The summary text of ``record`` (see the module docstring)."""
-    out = Rendered({title: [] for title in SUMMARY_SECTIONS})
+def _paren(text: str, language: str) -> str:
+    """`` (text)`` in English, ``（text）`` in Chinese."""
+    return f" ({text})" if language == "en" else f"（{text}）"
+
+
+def render(record: HandoverRecord, *, max_steps: int = 8, max_tokens: int = 1200,
+           language: str | None = None) -> str:
+    """The summary text of ``record`` (see the module docstring), in ``language`` (default:
+    the language of the customer's messages, :attr:`HandoverRecord.language`)."""
+    language = language or record.language
+    if language not in PHRASES:
+        raise ValueError(f"language must be one of {', '.join(PHRASES)}, got {language!r}")
+    w = PHRASES[language]
+    out = Rendered({title: [] for title in SUMMARY_SECTIONS}, language)
     sections = out.sections
-    sections["Product & Environment"] = _environment(record)
-    sections["Reported Issue"] = _issues(record)
-    sections["Constraints & Preferences"] = _statements(record, "constraint")
-    sections["Agent Commitments"] = _statements(record, "commitment")
-    sections["Steps Tried & Results"] = _steps(record, max_steps)
+    sections["Product & Environment"] = _environment(record, language)
+    sections["Reported Issue"] = _issues(record, language)
+    sections["Constraints & Preferences"] = _statements(record, "constraint", language)
+    sections["Agent Commitments"] = _statements(record, "commitment", language)
+    sections["Steps Tried & Results"] = _steps(record, max_steps, language)
     sections["Pending Actions"] = [
-        _must(f"{p.tool} ({_label(record, p.entity)}called in {cues.LABELS['turn']} {p.turn}): "
-              "no output yet") for p in record.pending]
+        _must(w["pending"].format(tool=p.tool, where=_label(record, p.entity, language),
+                                  n=p.turn)) for p in record.pending]
     sections["Timeline Milestones"] = [
-        _fixed(f"{cues.LABELS['turn']} {turn}: {text}", MILESTONES, n)
+        _fixed(w["milestone"].format(n=turn, text=text), MILESTONES, n)
         for n, (turn, text) in enumerate(record.milestones[-MAX_MILESTONES:])]
-    sections["Tool Performance Insights"] = _tools(record)
-    sections["Identifiers"] = _identifiers(record)
-    sections["Current Status & Blockers"] = _status(record)
-    sections["Next Recommended Step"] = [_must(_next_step(record))]
+    sections["Tool Performance Insights"] = _tools(record, language)
+    sections["Identifiers"] = _identifiers(record, language)
+    sections["Current Status & Blockers"] = _status(record, language)
+    sections["Next Recommended Step"] = [_must(_next_step(record, language))]
     return _fit(out, max_tokens)
 
 
@@ -121,7 +216,7 @@ def _fit(out: Rendered, max_tokens: int) -> str:
         return cache[text]
 
     bullets = [b for title in SUMMARY_SECTIONS for b in out.sections[title]]
-    heads = sum(tokens(f"{title}:") + 3 for title in SUMMARY_SECTIONS)
+    heads = sum(tokens(f"{title}:") + 3 for title in summary_sections(out.language))
     total = heads + sum(tokens(b.text) + 1 for b in bullets)
     while total > max_tokens:
         shrinkable = [b for b in bullets if b.chosen < len(b.forms) - 1]
@@ -142,82 +237,103 @@ def _fit(out: Rendered, max_tokens: int) -> str:
     return text
 
 
-def _tools(record: HandoverRecord) -> list[Bullet]:
+def _tools(record: HandoverRecord, language: str) -> list[Bullet]:
+    w = PHRASES[language]
     healthy = sum(int(calls) for calls, failures, _ in record.tools.values() if not failures)
     bullets = []
     if healthy:
-        bullets.append(_fixed(f"{healthy} call(s) of {len(record.tools)} tool(s) succeeded"
-                              + (" (the others below)" if len(record.tools) > 1 and any(
+        bullets.append(_fixed(w["healthy"].format(calls=healthy, tools=len(record.tools))
+                              + (w["others_below"] if len(record.tools) > 1 and any(
                                   f for _, f, _ in record.tools.values()) else ""), TOOLS))
     for n, (tool, (calls, failures, last)) in enumerate(record.tools.items()):
         if failures:
-            bullets.append(_fixed(f"{tool}: {failures} of {calls} call(s) failed; last: {last}",
-                                  RESOLVED, n))
+            bullets.append(_fixed(w["failures"].format(tool=tool, failures=failures,
+                                                       calls=calls, last=last), RESOLVED, n))
     return bullets
 
 
-def _label(record: HandoverRecord, entity: str | None, suffix: str = ", ") -> str:
+def _label(record: HandoverRecord, entity: str | None, language: str = "en",
+           suffix: str | None = None) -> str:
+    """The device ``entity`` is (with ``suffix``, default ``", "``), or "" for others."""
     if not entity or entity not in record.facts.entities:
         return ""
     found = record.facts.entities[entity]
     if found.kind != "device":
         return ""
-    return found.label + suffix
+    label = found.label_in(language)
+    if suffix is None:
+        return PHRASES[language]["where"].format(label=label)
+    return label + suffix
 
 
 # ---------------------------------------------------------------------------- sections
 
 
-def _environment(record: HandoverRecord) -> list[Bullet]:
+def _environment(record: HandoverRecord, language: str) -> list[Bullet]:
+    w = PHRASES[language]
     bullets = []
     devices = []
     for entity in record.facts.devices():
-        devices.append(f"{entity.label} ({entity.model})" if entity.model else entity.label)
+        label = entity.label_in(language)
+        devices.append(label + _paren(entity.model, language) if entity.model else label)
     if devices:
-        bullets.append(Bullet([("; ".join(devices), ISSUES), ("; ".join(devices[-3:]), MUST)]))
+        bullets.append(Bullet([(w["parts"].join(devices), ISSUES),
+                               (w["parts"].join(devices[-3:]), MUST)]))
     if record.environment:
-        bullets.append(_fixed("; ".join(record.environment), ENVIRONMENT))
+        bullets.append(_fixed(w["parts"].join(record.environment), ENVIRONMENT))
     return bullets
 
 
-def _issues(record: HandoverRecord) -> list[Bullet]:
+def _short(text: str, language: str) -> str:
+    """The first words of a resolved problem (the first characters of a Chinese one)."""
+    if language == "zh":
+        return text[:16] + ("…" if len(text) > 16 else "")
+    return " ".join(text.split()[:8]) + ("…" if len(text.split()) > 8 else "")
+
+
+def _issues(record: HandoverRecord, language: str) -> list[Bullet]:
+    w = PHRASES[language]
     bullets = []
     resolved = [i for i in record.issues if i.resolved is not None]
     hidden = {id(i) for i in resolved[: max(0, len(resolved) - MAX_RESOLVED)]}
     if hidden:
-        bullets.append(_fixed(f"({len(hidden)} earlier problem(s) resolved)", RESOLVED, -1))
+        bullets.append(_fixed(w["resolved_count"].format(count=len(hidden)), RESOLVED, -1))
     if not record.issues and record.opening:
-        bullets.append(Bullet([(f"opening request ({cues.LABELS['turn']} 1): {record.opening}",
-                                ISSUES), ("", ISSUES)]))
+        bullets.append(Bullet([(w["opening"].format(text=record.opening), ISSUES),
+                               ("", ISSUES)]))
     for n, issue in enumerate(record.issues):
         if id(issue) in hidden:
             continue
-        where = _label(record, issue.entity, "")
-        head = f"{where} ({cues.LABELS['turn']} {issue.turn}" if where else (
-            f"({cues.LABELS['turn']} {issue.turn}")
+        where = _label(record, issue.entity, language, "")
+        head = (w["issue_head"].format(where=where, n=issue.turn) if where
+                else w["issue_head_bare"].format(n=issue.turn))
         if issue.resolved is not None:
-            short = " ".join(issue.text.split()[:8]) + ("…" if len(issue.text.split()) > 8
-                                                         else "")
-            bullets.append(_fixed(f"{head}, resolved in {cues.LABELS['turn']} "
-                                  f"{issue.resolved}): {short}", RESOLVED, n))
+            bullets.append(_fixed(w["issue_resolved"].format(
+                head=head, until=issue.resolved, text=_short(issue.text, language)),
+                RESOLVED, n))
         else:
-            bullets.append(Bullet([(f"{head}, open): {issue.text}", ISSUES),
-                                   (f"{head}, open)", MUST)], n))
+            bullets.append(Bullet([(w["issue_open"].format(head=head, text=issue.text), ISSUES),
+                                   (w["issue_open_short"].format(head=head), MUST)], n))
     return bullets
 
 
-def _statements(record: HandoverRecord, kind: str) -> list[Bullet]:
+def _statements(record: HandoverRecord, kind: str, language: str) -> list[Bullet]:
+    w = PHRASES[language]
     bullets = []
     facts = record.facts
     for n, said in enumerate(facts.current_statements(kind)):
-        topic = f"{said.topic} " if kind == "constraint" else ""
-        base = f"{topic}({cues.LABELS['turn']} {said.turn}): {said.text}"
+        topic = ""
+        if kind == "constraint":
+            name = cues.CONSTRAINT_TOPICS_ZH.get(said.topic, said.topic) if language == "zh" \
+                else said.topic
+            topic = w["topic"].format(topic=name)
+        base = w["statement"].format(topic=topic, n=said.turn, text=said.text)
         earlier = facts.revisions(said)
         forms: list[tuple[str, float]] = []
         if earlier:
-            notes = ", ".join(f"{_flat(s.text)} {cues.LABELS['until_turn']} {s.until}"
-                              for s in earlier[:2])
-            forms.append((f"{base} ({cues.LABELS['earlier']}: {notes})", REVISIONS))
+            notes = w["list"].join(w["until"].format(value=_flat(s.text), n=s.until)
+                                   for s in earlier[:2])
+            forms.append((w["revisions"].format(base=base, notes=notes), REVISIONS))
         forms.append((base, MUST))
         bullets.append(Bullet(forms, n))
     return bullets
@@ -225,11 +341,11 @@ def _statements(record: HandoverRecord, kind: str) -> list[Bullet]:
 
 def _flat(text: str) -> str:
     """A sentence that can sit inside an "earlier: ..." note without ending it."""
-    return text.rstrip(".!").replace(". ", ", ").replace(";", ",").replace(")", "").replace(
-        "(", "")
+    return text.rstrip(".!。！").replace(". ", ", ").replace(";", ",").replace(")", "").replace(
+        "(", "").replace("。", "，").replace("）", "").replace("（", "")
 
 
-def _steps(record: HandoverRecord, max_steps: int) -> list[Bullet]:
+def _steps(record: HandoverRecord, max_steps: int, language: str) -> list[Bullet]:
     """The newest steps on the latest open problem's device (the newest two when no
     problem is open), oldest first, with a count of the others."""
     issue = record.latest_open()
@@ -239,51 +355,64 @@ def _steps(record: HandoverRecord, max_steps: int) -> list[Bullet]:
     else:
         steps = record.steps[-min(2, max_steps):]
     omitted = record.steps_omitted + len(record.steps) - len(steps)
+    w = PHRASES[language]
     bullets = []
     if omitted:
-        bullets.append(_fixed(f"({omitted:,} earlier steps not shown)", STEPS, -1))
+        bullets.append(_fixed(w["steps_omitted"].format(count=omitted), STEPS, -1))
     for n, step in enumerate(steps):
-        where = _label(record, step.entity)
+        where = _label(record, step.entity, language)
         if step.who in ("agent", "customer"):
-            text = f"{step.who} ({where}{cues.LABELS['turn']} {step.turn}): {step.action}"
+            text = w["step"].format(who=w[step.who], where=where, n=step.turn,
+                                    action=step.action)
             if step.result is not None:
-                text += f" -> customer: {step.result}"
+                text += w["result"].format(result=step.result)
         else:
-            text = f"{step.who} ({where}{cues.LABELS['turn']} {step.turn}) -> {step.result}"
+            text = w["tool_step"].format(who=step.who, where=where, n=step.turn,
+                                         result=step.result)
         bullets.append(_fixed(text, STEPS, n))
     return bullets
 
 
 #: The word a value needs in front of it to be read as its kind ("error 42").
 _VALUE_WORDS = {"error_code": "error", "reservation": "reservation", "order": "order",
-                "ticket": "ticket", "serial": "serial", "firmware": "firmware", "rma": "RMA"}
+                "ticket": "ticket", "serial": "serial", "firmware": "firmware", "rma": "RMA",
+                "model": "model"}
+#: The same in a Chinese note ("错误代码 42").
+_VALUE_WORDS_ZH = {"error_code": "错误代码", "reservation": "预约号", "order": "订单号",
+                   "ticket": "工单号", "serial": "序列号", "firmware": "固件版本",
+                   "rma": "返修单号", "model": "型号", "phone": "手机号"}
 
 
 @lru_cache(maxsize=4096)
-def readable(kind: str, value: str, lead: str = "") -> str:
+def readable(kind: str, value: str, lead: str = "", language: str = "en") -> str:
     """``value`` as written, or with its kind's word in front when a reader would not
     recognise it after ``lead`` ("42" -> "error 42"; after "Error code: " it needs none)."""
-    if any(f.kind == kind and f.value == value for f in facts_in_text(lead + value)):
+    if any(f.kind == kind and f.value == value
+           for f in facts_in_text(lead + value, kinds=ALL_FACT_KINDS)):
         return value
-    word = _VALUE_WORDS.get(kind)
-    if word and any(f.kind == kind and f.value == value for f in facts_in_text(f"{word} {value}")):
+    word = (_VALUE_WORDS_ZH if language == "zh" else _VALUE_WORDS).get(kind)
+    if word and any(f.kind == kind and f.value == value
+                    for f in facts_in_text(f"{word} {value}", kinds=ALL_FACT_KINDS)):
         return f"{word} {value}"
     return value
 
 
 def _value_note(slot: Slot, value: str, since: int, earlier: Sequence[Period],
-                record: HandoverRecord, limit: int | None, lead: str = "") -> str:
+                record: HandoverRecord, limit: int | None, lead: str = "",
+                language: str = "en") -> str:
+    w = PHRASES[language]
     parts = []
-    label = _label(record, slot.entity, "") if len(record.facts.devices()) > 1 else ""
+    label = (_label(record, slot.entity, language, "") if len(record.facts.devices()) > 1
+             else "")
     if label:
         parts.append(label)
     shown = list(earlier) if limit is None else list(earlier)[:limit]
     if shown:
-        notes = ", ".join(f"{readable(slot.kind, p.value)} {cues.LABELS['until_turn']} "
-                          f"{p.until}" for p in shown)
-        parts.append(f"{cues.LABELS['earlier']}: {notes}")
-    shown_value = readable(slot.kind, value, lead)
-    return f"{shown_value} ({'; '.join(parts)})" if parts else shown_value
+        notes = w["list"].join(w["until"].format(
+            value=readable(slot.kind, p.value, "", language), n=p.until) for p in shown)
+        parts.append(w["earlier"].format(notes=notes))
+    shown_value = readable(slot.kind, value, lead, language)
+    return shown_value + _paren(w["parts"].join(parts), language) if parts else shown_value
 
 
 def _earlier_of(slot: Slot) -> dict[str, list[Period]]:
@@ -319,19 +448,22 @@ class _Notes:
     attached: dict[tuple[str, str], list[Period]]
     since: dict[tuple[str, str], int]
     head: str = ""
+    language: str = "en"
 
     def line(self, group: Sequence[tuple[int, Slot, str]], limit: int | None) -> str:
-        return "; ".join(
+        return PHRASES[self.language]["parts"].join(
             _value_note(slot, value, self.since[(slot.entity, value)],
                         self.attached[(slot.entity, value)], self.record, limit,
-                        self.head if n == 0 else "")
+                        self.head if n == 0 else "", self.language)
             for n, (_, slot, value) in enumerate(group))
 
 
-def _identifiers(record: HandoverRecord) -> list[Bullet]:
+def _identifiers(record: HandoverRecord, language: str) -> list[Bullet]:
+    w = PHRASES[language]
+    names = cues.labels(language)
     facts = record.facts
     bullets: list[Bullet] = []
-    for kind in FACT_KINDS:
+    for kind in ALL_FACT_KINDS:
         slots = [s for s in facts.slots.values() if s.kind == kind and s.periods]
         if not slots:
             continue
@@ -352,13 +484,13 @@ def _identifiers(record: HandoverRecord) -> list[Bullet]:
                     said.append((seen, slot, value))
                 else:
                     tools.append((slot.seen.get(value, 0), slot, value))
-        label = cues.LABELS.get(kind, kind)
-        for group, suffix in ((said, ""), (tools, f" ({cues.LABELS['from_tools']})")):
+        label = names.get(kind, kind)
+        for group, suffix in ((said, ""), (tools, w["from_tools"])):
             if not group:
                 continue
             group.sort(key=lambda entry: entry[0])
-            head = f"{label}{suffix}: "
-            notes = _Notes(record, attached, since, head)
+            head = f"{label}{suffix}{w['colon']}"
+            notes = _Notes(record, attached, since, head, language)
             recency = max(entry[0] for entry in group)
             forms = []
             noted = any(attached[(s.entity, v)] for _, s, v in group)
@@ -374,23 +506,27 @@ def _identifiers(record: HandoverRecord) -> list[Bullet]:
                 forms.append((head + notes.line(group, 0), MUST))
             bullets.append(Bullet(forms, recency))
         if loose and not said and not tools:
-            notes = ", ".join(f"{p.value} {cues.LABELS['until_turn']} {p.until}"
-                              for p in loose[:4])
-            bullets.append(_fixed(f"{label}: {cues.LABELS['earlier']}: {notes}", EARLIER, 0))
-    bullets += _other_identifiers(record)
+            notes = w["list"].join(w["until"].format(value=p.value, n=p.until)
+                                   for p in loose[:4])
+            bullets.append(_fixed(f"{label}{w['colon']}" + w["earlier"].format(notes=notes),
+                                  EARLIER, 0))
+    bullets += _other_identifiers(record, language)
     return bullets
 
 
-def _other_identifiers(record: HandoverRecord) -> list[Bullet]:
+def _other_identifiers(record: HandoverRecord, language: str) -> list[Bullet]:
+    w = PHRASES[language]
     bullets = []
     for label, kinds in OTHER_KINDS:
+        if language == "zh":
+            label = OTHER_LABELS_ZH.get(label, label)
         values: list[tuple[int, str]] = []
         for kind in kinds:
             found = record.others.get(kind, {})
             if kind == "timestamp" and len(found) > MAX_TIMESTAMPS:
                 ordered = sorted(found)
-                values.append((max(found.values()), f"{len(found)} timestamps from "
-                               f"{ordered[0]} to {ordered[-1]}"))
+                values.append((max(found.values()), w["timestamps"].format(
+                    count=len(found), first=ordered[0], last=ordered[-1])))
                 continue
             values += [(seq, value) for value, seq in found.items()]
         if not values:
@@ -398,7 +534,7 @@ def _other_identifiers(record: HandoverRecord) -> list[Bullet]:
         values.sort()
         recency = values[-1][0]
         text: Callable[[int], str] = lambda n, v=values, lb=label: (  # noqa: E731
-            f"{lb}: {', '.join(value for _, value in v[-n:])}")
+            f"{lb}{w['colon']}{w['list'].join(value for _, value in v[-n:])}")
         forms = [(text(len(values)), OTHERS)]
         if len(values) > 8:
             forms.append((text(8), OTHERS + 0.5))
@@ -407,44 +543,45 @@ def _other_identifiers(record: HandoverRecord) -> list[Bullet]:
     return bullets
 
 
-def _status(record: HandoverRecord) -> list[Bullet]:
+def _status(record: HandoverRecord, language: str) -> list[Bullet]:
+    w = PHRASES[language]
+    space = " " if language == "en" else ""
     issue = record.latest_open()
     bullets = []
     if issue is not None:
-        where = _label(record, issue.entity, " ")
-        bullets.append(_must(f"Open: the {where}problem reported in {cues.LABELS['turn']} "
-                             f"{issue.turn}"))
+        where = _label(record, issue.entity, language, space)
+        bullets.append(_must(w["status_open"].format(where=where, n=issue.turn)))
         last = next((s for s in reversed(record.steps) if s.entity == issue.entity
                      and s.turn >= issue.turn and s.result is not None
                      and s.who in ("agent", "customer")), None)
         if last is not None:
-            bullets.append(_must(f"Last result: {last.result}"))
+            bullets.append(_must(w["last_result"].format(text=last.result)))
         if record.question is not None:
-            bullets.append(_must(f"Waiting on customer: {record.question[1]}"))
+            bullets.append(_must(w["waiting"].format(text=record.question[1])))
     else:
         done = [i for i in record.issues if i.resolved is not None]
         if done:
-            where = _label(record, done[-1].entity, " ")
-            bullets.append(_must(f"No open problem (the {where}problem was resolved in "
-                                 f"{cues.LABELS['turn']} {done[-1].resolved})"))
+            where = _label(record, done[-1].entity, language, space)
+            bullets.append(_must(w["none_open"].format(where=where, n=done[-1].resolved)))
         else:
-            bullets.append(_must("No problem reported yet"))
+            bullets.append(_must(w["none_reported"]))
     return bullets
 
 
-def _next_step(record: HandoverRecord) -> str:
+def _next_step(record: HandoverRecord, language: str) -> str:
+    w = PHRASES[language]
     if record.pending:
         p = record.pending[-1]
-        return (f"Get the result of {p.tool} ({_label(record, p.entity)}called in "
-                f"{cues.LABELS['turn']} {p.turn}) before anything else")
+        return w["next_pending"].format(tool=p.tool, where=_label(record, p.entity, language),
+                                        n=p.turn)
     issue = record.latest_open()
     awaiting = (record.steps[record.awaiting] if record.awaiting is not None
                 and record.awaiting < len(record.steps) else None)
     if issue is not None:
-        where = _label(record, issue.entity, "")
+        where = _label(record, issue.entity, language, "")
         if awaiting is not None:
-            return f"Get the result of the last step ({awaiting.action})"
+            return w["next_step"].format(action=awaiting.action)
         if record.question is not None:
-            return "Get the customer's answer, then continue troubleshooting"
-        return f"Continue troubleshooting the {where or 'open'} problem"
-    return "Ask whether anything else needs help"
+            return w["next_answer"]
+        return w["next_continue"].format(where=where or w["open_word"])
+    return w["next_done"]

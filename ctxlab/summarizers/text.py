@@ -1,4 +1,8 @@
-"""Small text helpers of the extractive summarizer: gists, questions, tool outcomes, scrubbing."""
+"""Small text helpers of the extractive summarizer: gists, questions, tool outcomes, scrubbing.
+
+Chinese text has no spaces between words, so a Chinese gist is cut by characters
+(:data:`ZH_CHARS_PER_WORD` per word asked for) and its sentences end at 。！？ as well.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +10,40 @@ import json
 import re
 from collections.abc import Mapping
 
-from ..core.facts import FACT_KINDS, facts_in_text
+from ..core.facts import facts_in_text, kinds_for
+from ..core.language import language_of
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE_ZH = re.compile(r"(?<=[.!?。！？])\s*")
+#: Characters of a Chinese gist per word of an English one.
+ZH_CHARS_PER_WORD = 2
 _FAILED = re.compile(r"\b(?:error|failed|not found|invalid)\b", re.I)
 
 #: How a fact kind is named where its value is left out of a narrative line.
 SCRUB_LABELS: dict[str, str] = {
     "ticket": "ticket", "serial": "serial", "firmware": "firmware", "error_code": "code",
     "email": "email", "order": "order", "rma": "RMA", "reservation": "reservation",
+    "model": "model", "phone": "phone", "date": "date",
+}
+#: The same in a Chinese text.
+SCRUB_LABELS_ZH: dict[str, str] = {
+    "ticket": "工单号", "serial": "序列号", "firmware": "固件版本", "error_code": "错误代码",
+    "email": "邮箱", "order": "订单号", "rma": "返修单号", "reservation": "预约号",
+    "model": "型号", "phone": "手机号", "date": "日期",
 }
 
 
+def is_question(text: str) -> bool:
+    """True when ``text`` ends with a question mark (ASCII or full-width)."""
+    return text.rstrip().endswith(("?", "？"))
+
+
 def gist(text: str, words: int) -> str:
-    """The opening sentences of ``text`` (enough to say something), at most ``words`` words."""
+    """The opening sentences of ``text`` (enough to say something), at most ``words`` words
+    (a Chinese text: at most ``words * ZH_CHARS_PER_WORD`` characters)."""
     flat = " ".join(text.split())
+    if flat and language_of(flat) == "zh":
+        return _gist_zh(flat, words * ZH_CHARS_PER_WORD)
     taken: list[str] = []
     for sentence in _SENTENCE.split(flat) if flat else []:
         taken.extend(sentence.split())
@@ -29,11 +52,22 @@ def gist(text: str, words: int) -> str:
     return " ".join(taken[:words]) + ("…" if len(taken) > words else "")
 
 
+def _gist_zh(flat: str, chars: int) -> str:
+    taken = ""
+    for sentence in _SENTENCE_ZH.split(flat):
+        taken += sentence
+        if len(taken) >= 12:
+            break
+    return taken[:chars] + ("…" if len(taken) > chars else "")
+
+
 def last_question(text: str) -> str | None:
     """The last sentence of ``text`` that ends with a question mark, if any."""
-    sentences = [s for s in _SENTENCE.split(" ".join(text.split())) if s]
+    flat = " ".join(text.split())
+    splitter = _SENTENCE_ZH if flat and language_of(flat) == "zh" else _SENTENCE
+    sentences = [s for s in splitter.split(flat) if s]
     for sentence in reversed(sentences):
-        if sentence.endswith("?"):
+        if is_question(sentence):
             return sentence
     return None
 
@@ -64,14 +98,15 @@ def scrub(text: str) -> str:
     """``text`` with every typed fact value (ticket, serial, firmware, ...) replaced by its
     kind in brackets: a summary lists those values once, with their status, under
     Identifiers, so a narrative line never presents an old value as current."""
-    found = facts_in_text(text, kinds=FACT_KINDS)
+    found = facts_in_text(text, kinds=kinds_for(text))
     if not found:
         return text
+    labels = SCRUB_LABELS_ZH if language_of(text) == "zh" else SCRUB_LABELS
     out: list[str] = []
     last = 0
     for fact in found:
         out.append(text[last:fact.start])
-        out.append(f"[{SCRUB_LABELS.get(fact.kind, fact.kind)}]")
+        out.append(f"[{labels.get(fact.kind, fact.kind)}]")
         last = fact.start + len(fact.value)
     out.append(text[last:])
     return "".join(out)

@@ -2,7 +2,8 @@
 model classes.
 
 The course's recorded conversations (``seed_*``), a planted evaluation case, a tau-bench
-and an ABCD transcript are written into a session of each strategy the way the Runner
+and an ABCD transcript and lesson 05b's Chinese fridge chat (whose summary, state and
+recall messages are Chinese) are written into a session of each strategy the way the Runner
 writes them; then the support agent takes a turn with ``Runner.run`` and one with
 ``Runner.run_streamed``, on ``OpenAIChatCompletionsModel`` and on ``OpenAIResponsesModel``.
 What ctxlab built (converted transcripts, summary pairs, shortened turns, state and
@@ -20,12 +21,13 @@ from ctxlab import validate_items
 from ctxlab.course.corpora import (
     load_abcd,
     load_tau_bench,
+    load_zh_support,
     seed_router_flow,
     seed_support_conversation,
     seed_trimming_flow,
 )
 from ctxlab.eval.planted import planted_case
-from ctxlab.memory.render import STATE_HEADER
+from ctxlab.memory.render import STATE_HEADER, STATE_HEADER_ZH
 from ctxlab.summarizers.base import SUMMARY_SHADOW_PROMPT
 
 from conftest import arun
@@ -49,6 +51,8 @@ CONVERSATIONS = {
     "planted_case": lambda: planted_case(seed=3, turns=24).items,
     "tau_bench": lambda: load_tau_bench(limit=1)[0].items,
     "abcd": lambda: load_abcd()[0].items,
+    "zh_fridge": lambda: next(c for c in load_zh_support()
+                              if c.id == "zh-01-fridge-bcd123").items,
 }
 SPECS = ["full", "trim:2", "summarize:1/2", "firstlast:1/2", "trim:2+state+recall",
          "trim:3+compact+budget:1500"]
@@ -92,4 +96,4 @@ def test_an_agent_turn_after_the_stored_conversation(name, spec, kind):
     if spec.startswith("summarize"):
         assert SUMMARY_SHADOW_PROMPT in first  # the fold, then an agent turn
     if "state" in spec:
-        assert STATE_HEADER in first
+        assert (STATE_HEADER_ZH if name.startswith("zh") else STATE_HEADER) in first

@@ -6,9 +6,10 @@ block of recalled turns. The offline model reads them like any careful reader:
 * a value the note marks as no longer current ("earlier: a@x until turn 3", "v1 -> v2",
   "[superseded by ...]") is never taken as current (:mod:`ctxlab.core.staleness`, applied
   by :func:`ctxlab.core.facts.facts_in_text` to every item);
-* a value the note lists as coming from tools (a ``Firmware (from tools): ...`` bullet)
-  counts as tool output, not as something said in conversation, so a newer tool result
-  later in the view still wins, as it would in the full conversation;
+* a value the note lists as coming from tools (a ``Firmware (from tools): ...`` bullet,
+  ``固件版本（来自工具）：...`` in a Chinese note) counts as tool output, not as something
+  said in conversation, so a newer tool result later in the view still wins, as it would
+  in the full conversation;
 * constraints and commitments are read from the customer's messages, the agent's
   messages and memory notes alike, and only those still in force are reported
   (:func:`ctxlab.core.statements.current_statements`).
@@ -21,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ...core.cues import LABELS
+from ...core.cues import LABELS, LABELS_ZH
 from ...core.facts import Found
 from ...core.items import content_text, item_kind, item_text
 from ...core.statements import (
@@ -33,8 +34,9 @@ from ...core.statements import (
 )
 from ...summarizers.base import SUMMARY_SHADOW_PROMPT
 
-_FROM_TOOLS = f"({LABELS['from_tools']})"
-_PREFIX = re.compile(r"^(?:\w+\s+)?\((?:turn|t)\s*\d+\):\s*", re.IGNORECASE)
+_FROM_TOOLS = (f"({LABELS['from_tools']})", f"（{LABELS_ZH['from_tools']}）")
+_PREFIX = re.compile(r"^(?:\w+\s+)?\((?:turn|t)\s*\d+\):\s*"
+                     r"|^[^\s（(：:]{0,8}[（(]第\s*\d+\s*轮[）)][:：]\s*", re.IGNORECASE)
 
 
 def memory_indices(items: Sequence[Mapping[str, Any]]) -> set[int]:
@@ -64,8 +66,8 @@ def classify(items: Sequence[Mapping[str, Any]],
             if fact.index in notes:
                 text = texts.setdefault(fact.index, item_text(items[fact.index]))
                 line_start = text.rfind("\n", 0, fact.start) + 1
-                head = text[line_start:fact.start].split(":", 1)[0]
-                if _FROM_TOOLS in head:
+                head = re.split(r"[:：]", text[line_start:fact.start], maxsplit=1)[0]
+                if any(label in head for label in _FROM_TOOLS):
                     fact = replace(fact, source="tool_output")
             marked.append(fact)
         out[kind] = marked

@@ -3,6 +3,11 @@
 Every function here is pure: it takes values that are already in the model's input and
 returns text. Nothing in this module may introduce an identifier of its own: a value in a
 reply is always copied from a fact or a tool output that the caller passes in.
+
+Every reply exists in English and in Chinese (``language="zh"``): the model answers in the
+language of the question ("您的工单号是 TCK-50821。", "我在我们的对话里没有看到您的型号，
+能再告诉我一次吗？"). A value in a Chinese sentence stands between spaces or punctuation, so
+it is read back exactly as written.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...core.facts import FACT_LABELS, Found, distinct_values, latest_fact
+from ...core.facts import FACT_LABELS, Found, distinct_values, fact_label, latest_fact
 from ...core.items import preview
 from ...memory.playbook import SymptomMatch
 
@@ -19,6 +24,10 @@ GREETING = "Hello! I'm the IT support assistant. What device or app is giving yo
 THANKS = "You're welcome! Is the issue solved now, or should we keep going?"
 FALLBACK_QUESTION = "Could you tell me which device you are using and what you see on screen?"
 NO_USER_MESSAGE = "Hello! I'm the IT support assistant. How can I help you today?"
+
+GREETING_ZH = "您好！我是 IT 支持助手。请问是哪台设备或哪个应用出了问题？"
+THANKS_ZH = "不客气！问题解决了吗，还是我们继续排查？"
+FALLBACK_QUESTION_ZH = "能再说说具体情况吗？是哪台设备，屏幕上有没有显示什么提示或故障码？"
 
 _RECALL_SENTENCE = {
     "ticket": "Your ticket number is {value}.",
@@ -29,6 +38,20 @@ _RECALL_SENTENCE = {
     "order": "Your order number is {value}.",
     "rma": "Your RMA number is {value}.",
     "reservation": "Your reservation code is {value}.",
+}
+
+_RECALL_SENTENCE_ZH = {
+    "ticket": "您的工单号是 {value}。",
+    "serial": "您设备的序列号是 {value}。",
+    "firmware": "您设备的固件版本是 {value}。",
+    "error_code": "我们对话里最近的错误代码是 {value}。",
+    "email": "您的邮箱是 {value}。",
+    "order": "您的订单号是 {value}。",
+    "rma": "您的返修单号是 {value}。",
+    "reservation": "您的预约号是 {value}。",
+    "model": "您设备的型号是 {value}。",
+    "phone": "您的手机号是 {value}。",
+    "date": "约好的日期是 {value}。",
 }
 
 _SHORT_LABELS = {
@@ -44,6 +67,7 @@ _SHORT_LABELS = {
 
 #: What each tool argument identifies, for "could you double-check the ...?".
 _ARGUMENT_LABELS = {"serial": "serial number", "ticket_id": "ticket number"}
+_ARGUMENT_LABELS_ZH = {"serial": "序列号", "ticket_id": "工单号"}
 
 
 def join_words(words: Sequence[str], conjunction: str = "and") -> str:
@@ -53,17 +77,28 @@ def join_words(words: Sequence[str], conjunction: str = "and") -> str:
     return f"{', '.join(words[:-1])} {conjunction} {words[-1]}"
 
 
+def join_words_zh(words: Sequence[str], conjunction: str = "和") -> str:
+    """``["a", "b", "c"]`` -> ``"a、b和c"``."""
+    if len(words) <= 1:
+        return "".join(words)
+    return f"{'、'.join(words[:-1])}{conjunction}{words[-1]}"
+
+
 def recall_answer(
     kinds: Sequence[str],
     facts: Mapping[str, Sequence[Found]],
     tool_names: Mapping[int, str] | None = None,
+    language: str = "en",
 ) -> str:
     """Answer "what was my ...?" for each kind, from ``facts`` only.
 
     A kind with no fact gets the honest answer: the model does not see it and asks for it
     again. ``tool_names`` maps item indices of tool outputs to the tool's name, so a value
-    found only in a tool result can say where it came from.
+    found only in a tool result can say where it came from. ``language`` is the language
+    of the answer (``"en"`` or ``"zh"``).
     """
+    if language == "zh":
+        return _recall_answer_zh(kinds, facts, tool_names or {})
     sentences: list[str] = []
     missing: list[str] = []
     for kind in kinds:
@@ -91,10 +126,39 @@ def recall_answer(
     return " ".join(sentences)
 
 
+def _recall_answer_zh(kinds: Sequence[str], facts: Mapping[str, Sequence[Found]],
+                      tool_names: Mapping[int, str]) -> str:
+    sentences: list[str] = []
+    missing: list[str] = []
+    for kind in kinds:
+        found = list(facts.get(kind, ()))
+        fact = latest_fact(found)
+        if fact is None:
+            missing.append(fact_label(kind, "zh"))
+            continue
+        sentence = _RECALL_SENTENCE_ZH[kind].format(value=fact.value)
+        if not fact.in_message:
+            tool = tool_names.get(fact.index)
+            part = "请求" if fact.source == "tool_call" else "结果"
+            where = f" {tool} 的{part}" if tool else f"之前一次工具调用的{part}"
+            sentence = sentence[:-1] + f"（我是在{where}里找到的）。"
+        if kind == "error_code":
+            earlier = [v for v in distinct_values(found) if v != fact.value][:3]
+            if earlier:
+                sentence += f"在那之前：{'、'.join(earlier)}。"
+        sentences.append(sentence)
+    if missing:
+        sentences.append(f"我在我们的对话里没有看到您的{join_words_zh(missing)}，"
+                         "能再告诉我一次吗？")
+    return "".join(sentences)
+
+
 def statements_answer(constraints: Sequence[str] | None,
-                      commitments: Sequence[str] | None) -> str:
+                      commitments: Sequence[str] | None, language: str = "en") -> str:
     """Answer "what did I ask you to keep in mind?" / "what did you promise?" from the
-    sentences still in force (None: not asked)."""
+    sentences still in force (None: not asked), in ``language``."""
+    if language == "zh":
+        return _statements_answer_zh(constraints, commitments)
     parts = []
     if constraints is not None:
         if constraints:
@@ -112,18 +176,42 @@ def statements_answer(constraints: Sequence[str] | None,
     return " ".join(parts)
 
 
+def _statements_answer_zh(constraints: Sequence[str] | None,
+                          commitments: Sequence[str] | None) -> str:
+    parts = []
+    if constraints is not None:
+        if constraints:
+            parts.append("您之前请我们注意：" + "".join(_sentence_zh(s) for s in constraints))
+        else:
+            parts.append("我在我们的对话里没有看到您提过的要求或偏好；有什么需要我注意的吗？")
+    if commitments is not None:
+        if commitments:
+            parts.append("我答应过您：" + "".join(_sentence_zh(s) for s in commitments))
+        else:
+            parts.append("我在我们的对话里没有看到我做过、而且还没兑现的承诺。")
+    return "".join(parts)
+
+
 def _sentence(text: str) -> str:
     text = text.strip()
     return text if text.endswith((".", "!", "?", "…")) else text + "."
 
 
-def noted(facts: Sequence[Found]) -> str:
-    """Acknowledge the facts of the latest message, as in ``Noted: ticket TCK-48213.``"""
+def _sentence_zh(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith(("。", "！", "？", "…", ".", "!", "?")) else text + "。"
+
+
+def noted(facts: Sequence[Found], language: str = "en") -> str:
+    """Acknowledge the facts of the latest message, as in ``Noted: ticket TCK-48213.``
+    (``已记下：工单号 TCK-48213。`` in Chinese)."""
     if not facts:
         return ""
     seen: dict[tuple[str, str], None] = {}
     for fact in facts:
         seen.setdefault((fact.kind, fact.value), None)
+    if language == "zh":
+        return "已记下：" + "、".join(f"{fact_label(k, 'zh')} {v}" for k, v in seen) + "。"
     parts = [f"{_SHORT_LABELS[kind]} {value}" for kind, value in seen]
     return f"Noted: {', '.join(parts)}."
 
@@ -147,8 +235,14 @@ def symptom_reply(
     return "\n".join(lines)
 
 
-def closure_reply(closed: str | None, remaining: Sequence[str]) -> str:
+def closure_reply(closed: str | None, remaining: Sequence[str], language: str = "en") -> str:
     """Confirm the current issue is closed, then offer the next open one."""
+    if language == "zh":
+        first = (f"好的，我会把{closed}的问题标记为已解决。" if closed
+                 else "好的，很高兴问题解决了。")
+        if remaining:
+            return f"{first}您还提到过{remaining[0]}的问题，要现在看一下吗？"
+        return f"{first}还有什么可以帮您的吗？"
     if closed:
         first = f"Great, I'll mark the {closed} issue as closed."
     else:
@@ -158,14 +252,20 @@ def closure_reply(closed: str | None, remaining: Sequence[str]) -> str:
     return f"{first} Is there anything else I can help you with?"
 
 
-def missing_identifier_reply(needs: Sequence[str]) -> str:
+def missing_identifier_reply(needs: Sequence[str], language: str = "en") -> str:
     """Ask for the identifiers a lookup needs (one question)."""
+    if language == "zh":
+        what_zh = join_words_zh([fact_label(kind, "zh") for kind in needs])
+        return f"我可以帮您查，但需要先知道您的{what_zh}。能发给我吗？"
     what = join_words([FACT_LABELS[kind] for kind in needs])
     return f"I can look that up, but I need your {what} first. Could you share it?"
 
 
-def unavailable_reply(actions: Sequence[str]) -> str:
+def unavailable_reply(actions: Sequence[str], language: str = "en") -> str:
     """Say which lookups cannot be made because the tool is not offered."""
+    if language == "zh":
+        return (f"这里没法{join_words_zh(list(actions), '或')}：这个对话里没有提供这个工具。"
+                "关于设备还有其他我能帮忙的吗？")
     return (
         f"I can't {join_words(list(actions), 'or')} here: that tool isn't available in this "
         "chat. Is there something else about the device I can help with?"
@@ -175,8 +275,11 @@ def unavailable_reply(actions: Sequence[str]) -> str:
 # ---------------------------------------------------------------------------- tool results
 
 
-def tool_result_reply(name: str, arguments: str, output: str) -> tuple[str, str]:
+def tool_result_reply(name: str, arguments: str, output: str,
+                      language: str = "en") -> tuple[str, str]:
     """A summary of one tool result and a follow-up question, quoting the output's values."""
+    if language == "zh":
+        return _tool_result_reply_zh(name, arguments, output)
     data = _json_object(output)
     if data is None:
         text = preview(output, 300) if output.strip() else "nothing"
@@ -256,6 +359,68 @@ def _subject(data: Mapping[str, Any]) -> str:
     if serial and model and "firmware" not in data:
         return f"your {model} ({serial})"
     return str(serial or model or "the device")
+
+
+def _tool_result_reply_zh(name: str, arguments: str, output: str) -> tuple[str, str]:
+    data = _json_object(output)
+    if data is None:
+        text = preview(output, 300) if output.strip() else "空结果"
+        return f"{name} 工具返回：{text}", "接下来您想怎么做？"
+    if "error" in data:
+        args = _json_object(arguments) or {}
+        label = next((_ARGUMENT_LABELS_ZH[k] for k in args if k in _ARGUMENT_LABELS_ZH), "信息")
+        return f"{name} 查询没有成功：{data['error']}。", f"能核对一下{label}再发一次吗？"
+    if {"status", "end_date"} <= data.keys():
+        subject = _subject_zh(data)
+        plan = str(data.get("plan") or "").strip()
+        cover = f"{plan} 保修" if plan and "warrant" not in plan.lower() else (plan or "保修")
+        if data.get("status") == "covered":
+            text = f"好消息：{subject}的{cover}仍在有效期内，到 {data['end_date']} 为止。"
+            if data.get("rma"):
+                text += f"我已经为您开了返修授权：{data['rma']}。"
+            return text, "需要我告诉您寄修的步骤吗？"
+        return (f"{subject}的{cover}状态是 {data['status']}（到期日 {data['end_date']}），"
+                "所以维修需要收费。", "需要我帮您申请付费维修的报价吗？")
+    if {"ticket_id", "status"} <= data.keys():
+        text = f"工单 {data['ticket_id']} 的状态是 {data['status']}"
+        if data.get("owner"):
+            text += f"，负责人是 {data['owner']}"
+        if data.get("last_update"):
+            text += f"，最近一次更新在 {data['last_update']}"
+        text += "。"
+        if data.get("latest_note"):
+            text += f"最新备注：{data['latest_note']}"
+        return text, "需要我在工单里补充什么吗？"
+    if {"model", "firmware"} <= data.keys():
+        parts = [f"{_subject_zh(data)}是 {data['model']}"]
+        if data.get("purchase_date"):
+            parts.append(f"购买于 {data['purchase_date']}")
+        parts.append(f"固件版本 {data['firmware']}")
+        if data.get("os"):
+            parts.append(f"系统是 {data['os']}")
+        if data.get("owner_email"):
+            parts.append(f"登记邮箱 {data['owner_email']}")
+        text = "，".join(parts) + "。"
+        diagnostics = data.get("diagnostics")
+        log = diagnostics.get("event_log") if isinstance(diagnostics, Mapping) else None
+        if isinstance(log, list) and log:
+            warnings = [e for e in log if isinstance(e, Mapping) and e.get("level") == "warning"]
+            text += f"它的事件日志有 {len(log)} 条记录，其中 {len(warnings)} 条是警告"
+            if warnings:
+                text += f"；最新一条警告：{warnings[-1].get('message', '')}"
+            text += "。"
+        return text, "这和您正在用的设备一致吗？"
+    fields = [f"{k}: {v}" for k, v in data.items() if _is_scalar(v)][:8]
+    body = "；".join(fields) if fields else preview(output, 300)
+    return f"{name} 工具返回：{body}。", "接下来您想怎么做？"
+
+
+def _subject_zh(data: Mapping[str, Any]) -> str:
+    serial = data.get("serial")
+    model = data.get("model")
+    if serial and model and "firmware" not in data:
+        return f"您的 {model}（{serial}）"
+    return f"设备 {serial or model}" if serial or model else "这台设备"
 
 
 def _json_object(text: str) -> dict[str, Any] | None:

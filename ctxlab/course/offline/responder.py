@@ -15,6 +15,12 @@ order:
    the latest serial or ticket id in the input (or ask for the missing identifier);
 4. it describes a symptom -> numbered steps and one clarifying question;
 5. otherwise a greeting, thanks, closure of an issue, or a clarifying question.
+
+The reply is written in the language of the latest user message (of the conversation when
+that message has too few letters to tell, "OK" or a bare number). A question in Chinese is
+read with the Chinese rules of :mod:`.intents`, and the input is read for every fact kind,
+the model number, phone number and agreed date included
+(:data:`~ctxlab.core.facts.ALL_FACT_KINDS`).
 """
 
 from __future__ import annotations
@@ -24,8 +30,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.facts import Found, facts_in_text, find_facts, latest_fact
+from ...core.facts import ALL_FACT_KINDS, FACT_KINDS, Found, facts_in_text, find_facts, latest_fact
 from ...core.items import is_user_message, item_text, item_type
+from ...core.language import Language, conversation_language, language_of, letter_counts
 from ...memory.playbook import match_symptoms
 from . import replies
 from .intents import Intent, normalize, read_intent
@@ -37,6 +44,20 @@ KNOWN_TOOLS: dict[str, tuple[str, str, str]] = {
     "lookup_device": ("serial", "serial", "look up the device"),
     "get_ticket_status": ("ticket_id", "ticket", "check the ticket status"),
 }
+#: The same actions, as a Chinese reply names them.
+ACTIONS_ZH: dict[str, str] = {
+    "check_warranty": "查询保修", "lookup_device": "查询设备信息",
+    "get_ticket_status": "查询工单状态",
+}
+
+
+def reply_language(user_text: str, items: Sequence[Mapping[str, Any]]) -> Language:
+    """The language to answer ``user_text`` in: its own, or the conversation's when it has
+    fewer than two letters."""
+    cjk, latin = letter_counts(user_text)
+    if cjk + latin >= 2:
+        return language_of(user_text)
+    return conversation_language(items)
 
 
 @dataclass(frozen=True)
@@ -101,27 +122,34 @@ def plan_reply(
         return Plan(text=replies.NO_USER_MESSAGE)
     user_text = normalize(item_text(items[last_user]))
     turn = list(items[last_user + 1 :])
-    symptoms = match_symptoms(user_text)
+    language = reply_language(user_text, items)
+    zh = language == "zh"
+    symptoms = match_symptoms(user_text) if not zh else []
 
     if turn and item_type(turn[-1]) == "function_call_output":
-        return Plan(text=_answer_tool_results(turn, symptoms))
+        return Plan(text=_answer_tool_results(turn, symptoms, language))
 
-    facts = classify(items, find_facts(items, instructions=instructions))
+    kinds = ALL_FACT_KINDS if zh else FACT_KINDS
+    facts = classify(items, find_facts(items, instructions=instructions, kinds=kinds))
     intent = read_intent(user_text)
     if intent.constraints or intent.commitments:
         constraints, commitments = statements_in_view(items[:last_user])
         return Plan(text=replies.statements_answer(
             [plain(s) for s in constraints] if intent.constraints else None,
-            [plain(s) for s in commitments] if intent.commitments else None))
+            [plain(s) for s in commitments] if intent.commitments else None, language))
     if intent.recall:
-        return Plan(text=replies.recall_answer(intent.recall, facts, _output_tools(items)))
+        return Plan(text=replies.recall_answer(intent.recall, facts, _output_tools(items),
+                                               language))
 
     if intent.wants_tool:
-        plan = _plan_tools(intent, facts, tools, turn, allow_tools)
+        plan = _plan_tools(intent, facts, tools, turn, allow_tools, language)
         if plan is not None:
             return plan
 
-    ack = replies.noted(facts_in_text(user_text, index=last_user, source="user"))
+    ack = replies.noted(facts_in_text(user_text, index=last_user, source="user", kinds=kinds),
+                        language)
+    if zh:
+        return Plan(text=_small_talk_zh(intent, ack))
     earlier = _open_issues(
         [normalize(item_text(it)) for it in items[:last_user] if is_user_message(it)]
     )
@@ -149,6 +177,20 @@ def plan_reply(
     return Plan(text=replies.FALLBACK_QUESTION)
 
 
+def _small_talk_zh(intent: Intent, ack: str) -> str:
+    """A closure, thanks, greeting or clarifying question in Chinese (the playbook of
+    symptoms and the list of open issues are English only)."""
+    if intent.closure:
+        return replies.closure_reply(None, (), "zh")
+    if intent.thanks:
+        return replies.THANKS_ZH
+    if intent.greeting and not ack:
+        return replies.GREETING_ZH
+    if ack:
+        return f"{ack}请问设备现在出现了什么问题？"
+    return replies.FALLBACK_QUESTION_ZH
+
+
 # ---------------------------------------------------------------------------- tools
 
 
@@ -158,6 +200,7 @@ def _plan_tools(
     tools: Mapping[str, ToolSpec],
     turn: Sequence[Mapping[str, Any]],
     allow_tools: bool,
+    language: str = "en",
 ) -> Plan | None:
     wanted: list[str] = []
     if intent.lookup:
@@ -176,7 +219,7 @@ def _plan_tools(
         argument, kind, action = KNOWN_TOOLS[name]
         spec = tools.get(name)
         if not allow_tools or spec is None or not spec.accepts(argument):
-            unavailable.append(action)
+            unavailable.append(ACTIONS_ZH[name] if language == "zh" else action)
             continue
         if name in used:
             continue
@@ -190,13 +233,14 @@ def _plan_tools(
     if calls:
         return Plan(calls=tuple(calls))
     if missing:
-        return Plan(text=replies.missing_identifier_reply(missing))
+        return Plan(text=replies.missing_identifier_reply(missing, language))
     if unavailable:
-        return Plan(text=replies.unavailable_reply(unavailable))
+        return Plan(text=replies.unavailable_reply(unavailable, language))
     return None
 
 
-def _answer_tool_results(turn: Sequence[Mapping[str, Any]], symptoms: Sequence[Any]) -> str:
+def _answer_tool_results(turn: Sequence[Mapping[str, Any]], symptoms: Sequence[Any],
+                         language: str = "en") -> str:
     calls = {item.get("call_id"): item for item in turn if item_type(item) == "function_call"}
     paragraphs: list[str] = []
     question = ""
@@ -210,6 +254,7 @@ def _answer_tool_results(turn: Sequence[Mapping[str, Any]], symptoms: Sequence[A
             name,
             arguments if isinstance(arguments, str) else "",
             item_text(item),
+            language,
         )
         paragraphs.append(text)
     if symptoms:
