@@ -26,6 +26,7 @@ from ctxlab.course.offline import (
     latest_fact,
 )
 from ctxlab.course.offline.catalog import rma_number
+from ctxlab.course.offline.intents import read_intent
 from ctxlab.course.offline.model import text_deltas
 
 from conftest import arun, assistant, call, output, user
@@ -553,3 +554,34 @@ def test_a_value_seen_only_in_tool_traffic_says_where_it_came_from():
     items[2] = output("c1", {"status": "covered", "end_date": "2027-03-14", "rma": "RMA-552699"})
     text = reply(items).text
     assert "RMA-552699" in text and "check_warranty result" in text
+
+
+@pytest.mark.parametrize("message", [
+    "Please delete my ticket and everything you know about me.",
+    "Can you erase my personal data?",
+    "I want you to forget me.",
+    "Remove my account details, please.",
+    "I'm invoking my right to be forgotten.",
+])
+def test_a_request_to_delete_data_is_answered_honestly_whatever_is_in_view(message):
+    history = [user(f"My serial is {SERIAL} and my ticket is {TICKET}."), assistant("Noted.")]
+    for items in ([user(message)], [*history, user(message)]):
+        text = reply(items).text
+        assert text.startswith("I can't delete"), text
+        assert "which device" not in text and TICKET not in text
+
+
+@pytest.mark.parametrize("message", [
+    "Will the repair wipe my files?", "How do I remove the battery?",
+    "What was my ticket number?", "Delete the old driver first?",
+])
+def test_support_questions_that_mention_removing_things_are_not_data_requests(message):
+    assert not read_intent(message).data_request
+
+
+def test_a_chinese_request_to_delete_data_is_answered_in_chinese():
+    messages = ["请删除我的工单和你们掌握的关于我的所有信息。", "帮我注销账号，删掉我的个人资料"]
+    for message in messages:
+        assert read_intent(message).data_request, message
+        assert reply([user(message)]).text.startswith("我无法在聊天中直接删除")
+    assert not read_intent("我的工单号是多少来着？").data_request

@@ -103,6 +103,17 @@ _COMMITMENTS = re.compile(
     re.IGNORECASE,
 )
 _RECALL_NOUN_RMA = re.compile(_NOUNS["rma"], re.IGNORECASE)
+# "Please delete my ticket and everything you know about me": a request to erase the
+# customer's data, which no support tool here can do. ("Will the repair wipe my files?"
+# is not one: files on the device are not data the service holds.)
+_DATA_REQUEST = re.compile(
+    r"\b(?:delete|erase|remove|wipe|forget|purge)\b[^.?!]{0,40}?"
+    r"(?:\bmy\s+(?:personal\s+)?(?:data|details|information|info|account|tickets?|records?"
+    r"|history)\b|\beverything\s+(?:you\s+(?:know|have|hold|keep|store)|about\s+me)\b"
+    r"|\babout\s+me\b|\bme\b\s*[.!]?\s*$)"
+    r"|\bright\s+to\s+(?:be\s+forgotten|erasure)\b|\bGDPR\b",
+    re.IGNORECASE,
+)
 
 # ---------------------------------------------------------------------------- Chinese
 
@@ -150,6 +161,11 @@ _ZH_THANKS = re.compile(r"谢谢|多谢|感谢|辛苦了")
 _ZH_CLOSURE = re.compile(
     r"修好了|解决了|正常了|没问题了|可以了|搞定了|好了|就这些|没别的了|再见|拜拜")
 _ZH_NEGATION = re.compile(r"没|不|还是|吗|呢|[？?]")
+# "请删除我的工单和你们掌握的关于我的所有信息": a request to erase the customer's data.
+_ZH_DATA_REQUEST = re.compile(
+    r"(?:删除|删掉|清除|清空|抹掉|注销)[^。！？!?]{0,16}?"
+    r"(?:(?:我的|个人|关于我的?)(?:信息|数据|资料|工单|账号|账户|记录)|所有信息|关于我)"
+    r"|忘掉我|被遗忘权")
 
 
 @dataclass(frozen=True)
@@ -162,13 +178,15 @@ class Intent:
     update?" counts only when a ticket is already in the conversation); ``greeting``,
     ``thanks`` and ``closure`` (the issue is fixed, or the user is done) shape small talk.
     ``constraints`` and ``commitments`` ask what the user asked the agent to keep in mind,
-    and what the agent promised. ``language`` is the language of the message, the one the
-    answer is written in.
+    and what the agent promised. ``data_request`` asks to delete the customer's data (their
+    ticket, "everything you know about me"), which no tool offered here can do.
+    ``language`` is the language of the message, the one the answer is written in.
     """
 
     recall: tuple[str, ...] = ()
     constraints: bool = False
     commitments: bool = False
+    data_request: bool = False
     warranty: bool = False
     lookup: bool = False
     ticket_status: bool = False
@@ -231,6 +249,8 @@ def read_intent(text: str) -> Intent:
     commitments = _COMMITMENTS.search(text) is not None
     if constraints or commitments:
         return Intent(constraints=constraints, commitments=commitments)
+    if _DATA_REQUEST.search(text):
+        return Intent(data_request=True)
     recall = recall_kinds(text)
     # "What was my RMA number?" is a recall question even though "RMA" also asks for a
     # repair; any other action word ("check", "status", ...) makes it a lookup instead.
@@ -272,6 +292,8 @@ def _read_intent_zh(text: str) -> Intent:
     commitments = _ZH_COMMITMENTS.search(text) is not None
     if constraints or commitments:
         return Intent(language="zh", constraints=constraints, commitments=commitments)
+    if _ZH_DATA_REQUEST.search(text):
+        return Intent(language="zh", data_request=True)
     recall = _zh_recall_kinds(text)
     warranty = _ZH_WARRANTY.search(text) is not None
     lookup = _ZH_LOOKUP.search(text) is not None

@@ -27,6 +27,16 @@ NO_USER_MESSAGE = "Hello! I'm the IT support assistant. How can I help you today
 
 GREETING_ZH = "您好！我是 IT 支持助手。请问是哪台设备或哪个应用出了问题？"
 THANKS_ZH = "不客气！问题解决了吗，还是我们继续排查？"
+# Honest about what the agent cannot do: no tool offered here deletes data.
+DATA_REQUEST = (
+    "I can't delete your ticket or personal data from this chat. Please send the request "
+    "through the privacy form on our website: the privacy team handles deletions and "
+    "confirms by email. Is there anything else I can help with in the meantime?"
+)
+DATA_REQUEST_ZH = (
+    "我无法在聊天中直接删除您的工单或个人信息。请通过官网的隐私申请表提交删除请求，"
+    "隐私团队处理后会发邮件确认。在此期间还有什么可以帮您的吗？"
+)
 FALLBACK_QUESTION_ZH = "能再说说具体情况吗？是哪台设备，屏幕上有没有显示什么提示或故障码？"
 
 _RECALL_SENTENCE = {

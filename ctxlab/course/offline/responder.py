@@ -10,7 +10,8 @@ order:
    agent promised -> the constraints or commitments still in force in the input; or it
    asks to be reminded of a fact -> the latest value of that kind in the input that is
    not marked superseded (memory notes read as :mod:`.memory` says), or an honest
-   "I don't see your ... in our conversation";
+   "I don't see your ... in our conversation"; or it asks to delete the customer's data
+   -> an honest "I can't do that here" with where to send the request;
 3. it asks for a warranty check, device details or a ticket status -> call the tool with
    the latest serial or ticket id in the input (or ask for the missing identifier);
 4. it describes a symptom -> numbered steps and one clarifying question;
@@ -137,6 +138,8 @@ def plan_reply(
         return Plan(text=replies.statements_answer(
             [plain(s) for s in constraints] if intent.constraints else None,
             [plain(s) for s in commitments] if intent.commitments else None, language))
+    if intent.data_request:
+        return Plan(text=replies.DATA_REQUEST_ZH if zh else replies.DATA_REQUEST)
     if intent.recall:
         return Plan(text=replies.recall_answer(intent.recall, facts, _output_tools(items),
                                                language))
