@@ -18,7 +18,9 @@ What counts as a fact (:data:`FACT_KINDS`):
 ``serial``      12-character Apple-style serials such as ``C02XK1ZJG8WP`` and any
                 10-12 character upper-case code with at least two letters and two digits;
                 shorter codes only after *serial*, *S/N* or *service tag*
-``firmware``    ``v1.0.3`` anywhere, or a version after *firmware* ("firmware 14.6.1")
+``firmware``    ``v1.0.3`` anywhere, or a version after *firmware* ("firmware 14.6.1");
+                not a bare version that names another component ("driver v3.1",
+                "rule-engine v3.2", "iOS v17.1")
 ``error_code``  a code after *error* ("error 42", "error code: 0x8007045D"), or a
                 common HTTP error status on its own (400, 401, 403, 404, 408, 429, 5xx)
 ``email``       an e-mail address
@@ -230,14 +232,30 @@ class _Pattern:
     kind: str
     regex: re.Pattern[str]
     accept: Callable[[str], bool] | None = None
+    # A match is ignored when the text just before its value matches this (ending there).
+    not_after: re.Pattern[str] | None = None
 
     def value_span(self, match: re.Match[str]) -> tuple[int, int]:
         group = 1 if self.regex.groups else 0
         return match.span(group)
 
 
-def _p(kind: str, pattern: str, accept: Callable[[str], bool] | None = None) -> _Pattern:
-    return _Pattern(kind, re.compile(pattern), accept)
+def _p(kind: str, pattern: str, accept: Callable[[str], bool] | None = None,
+       not_after: str | None = None) -> _Pattern:
+    return _Pattern(kind, re.compile(pattern), accept,
+                    re.compile(not_after) if not_after is not None else None)
+
+
+# A bare version right after the name of another component is that component's version,
+# not the device's firmware: "driver v3.1", "rule-engine v3.2" (any hyphenated name, as
+# in service traces), "iOS v17.1", "驱动v2.1", "规则引擎 v3.2".
+_OTHER_COMPONENT = (
+    r"(?:(?i:\b(?:drivers?|apps?|application|api|sdk|engine|service|svc|plugin|library|lib"
+    r"|client|server|agent|browser|python|node|chrome|windows|ios|android|macos|protocol"
+    r"|schema|policy|module|package|extension))"
+    r"|\b[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z][A-Za-z0-9]*)+"
+    r"|驱动(?:程序)?|应用|软件|插件|引擎|客户端|服务端|接口|(?i:app))[ \t_-]*$"
+)
 
 
 # Order matters: specific shapes first, then labelled values, then bare codes. A match
@@ -303,14 +321,16 @@ _PATTERNS: tuple[_Pattern, ...] = (
     _p("phone", _zh("手机号|手机|电话号码|电话|联系电话|联系方式")
        + r"(" + _MOBILE + r"|0\d{2,3}-?\d{7,8})(?![0-9A-Za-z_-])"),
     # English bare shapes.
-    _p("firmware", r"(?<![\w.-])([vV]\d+(?:\.\d+){1,3})(?![\w-]|\.\d)"),
+    _p("firmware", r"(?<![\w.-])([vV]\d+(?:\.\d+){1,3})(?![\w-]|\.\d)",
+       not_after=_OTHER_COMPONENT),
     _p("serial", _L + r"([A-Z0-9]{10,12})" + _R, _mixed_code),
     _p(
         "error_code",
         r"(?<![\w.:/#$€£-])(" + _HTTP_ERRORS + r")(?![\w-]|[.,:]\d)" + _UNIT_AFTER,
     ),
     # Bare shapes next to Chinese text, and the extra kinds' own shapes.
-    _p("firmware", _NEAR_CJK + r"([vV]\d+(?:\.\d+){1,3})(?![A-Za-z0-9_-]|\.\d)"),
+    _p("firmware", _NEAR_CJK + r"([vV]\d+(?:\.\d+){1,3})(?![A-Za-z0-9_-]|\.\d)",
+       not_after=_OTHER_COMPONENT),
     _p("error_code", r"(?:出现|提示|返回|弹出|报)了?[ \t]*(" + _HTTP_ERRORS
        + r")(?![A-Za-z0-9_-]|[.,:]\d)"),
     _p("error_code", r"(?<![A-Za-z0-9_.:/#-])(" + _HTTP_ERRORS + r")[ \t]*(?=错误|报错|页面)"),
@@ -346,8 +366,12 @@ def facts_in_text(
     def matches(pattern: _Pattern) -> Iterator[tuple[int, int, tuple[_Pattern, re.Match[str]]]]:
         for match in pattern.regex.finditer(text):
             start, end = pattern.value_span(match)
-            if pattern.accept is None or pattern.accept(text[start:end]):
-                yield start, end, (pattern, match)
+            if pattern.accept is not None and not pattern.accept(text[start:end]):
+                continue
+            if pattern.not_after is not None and pattern.not_after.search(
+                    text, max(0, start - 40), start):
+                continue
+            yield start, end, (pattern, match)
 
     found: list[Found] = []
     marks = None

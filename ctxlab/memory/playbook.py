@@ -4,12 +4,20 @@ Each :class:`Symptom` has the phrases that reveal it, three or four short steps 
 one clarifying question. :func:`match_symptoms` lists the symptoms a message mentions, in
 the order they appear, so a reply can deal with the first and keep the others open. Steps
 and questions may contain ``{code}``, filled with the error code the message mentions.
+
+A message in Chinese (:func:`ctxlab.core.language.language_of`) is read with
+:data:`PLAYBOOK_ZH`, written for the appliances and devices Chinese support chats are about
+as much as for laptops (a fridge that does not cool, a washer that stops half-way with
+water on the floor, a heater that will not ignite), with Chinese titles, steps and
+questions.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from ..core.language import Language, language_of
 
 
 @dataclass(frozen=True)
@@ -204,10 +212,234 @@ PLAYBOOK: tuple[Symptom, ...] = (
     ),
 )
 
+_HTTP_ZH = r"(?:400|401|403|404|408|429|500|502|503|504)"
+_ZH_ERROR_LABEL = r"(?:错误代码|错误码|故障代码|故障码|报错代码|报错码|报错|错误)"
+_ZH_CODE_VALUE = r"(?:0x[0-9A-Fa-f]+|[A-Za-z]{0,3}-?\d+)"
+
+#: The playbook for messages in Chinese (same keys as :data:`PLAYBOOK` where the symptom is
+#: the same; appliance symptoms have their own).
+PLAYBOOK_ZH: tuple[Symptom, ...] = (
+    _symptom(
+        "http_error",
+        "网页错误{code}",
+        r"(?:提示|出现|返回|弹出|报)了?\s*" + _HTTP_ZH + r"(?![0-9A-Za-z])"
+        r"|(?<![0-9A-Za-z])" + _HTTP_ZH + r"\s*(?=错误|报错|页面)|页面打不开|找不到页面",
+        [
+            "检查网址有没有输错，或者从原来的链接重新打开。",
+            "用浏览器的无痕窗口打开同一个页面，排除缓存或 Cookie 的问题。",
+            "换一个网站试试；如果所有网站都打不开，问题在网络连接，而不是这个页面。",
+        ],
+        "是所有网站都出现这个错误，还是只有某一个页面？",
+    ),
+    _symptom(
+        "bsod",
+        "蓝屏",
+        r"蓝屏",
+        [
+            "记下蓝屏上的错误代码和最下面一行的文字。",
+            "拔掉新接的外设（U 盘、扩展坞、打印机）后重启。",
+            "进入安全模式，卸载最近安装的驱动或软件。",
+        ],
+        "蓝屏是最近装了什么驱动或软件之后才开始的吗？",
+    ),
+    _symptom(
+        "error_code",
+        "故障码{code}",
+        _ZH_ERROR_LABEL + r"\s*(?:是|为)?\s*[:：]?\s*" + _ZH_CODE_VALUE,
+        [
+            "把故障码{code}出现时的完整提示和出现的时间记下来。",
+            "断电或关机，等一分钟后重新开机，再试一次同样的操作。",
+            "如果有待安装的系统或固件更新，先装好再试。",
+        ],
+        "故障码{code}是一开机就出现，还是在做某个操作的时候才出现？",
+    ),
+    _symptom(
+        "cooling",
+        "制冷制热",
+        r"不制冷|不制热|(?:一点都|一点也|都|也)?不凉了?|不冷了?|制冷(?:效果)?(?:差|不好)"
+        r"|制热[^。！？]{0,6}冷风|吹(?:的是)?热风",
+        [
+            "检查温度设定和运行模式（制冷或制热）是否正确。",
+            "断电五分钟后重新通电开机。",
+            "清理过滤网和出风口，周围留出通风空间，不要堆放东西。",
+        ],
+        "是完全不制冷（制热），还是比平时效果差？",
+    ),
+    _symptom(
+        "leak",
+        "漏水",
+        r"漏水|渗水|滴水|地上(?:还|都)?有水",
+        [
+            "先断电，关闭进水阀门。",
+            "检查进水管和排水管的接口有没有松动或破损。",
+            "擦干地面，留意水是从哪个位置流出来的。",
+        ],
+        "水是从机器底部流出来的，还是从管子接口处？",
+    ),
+    _symptom(
+        "stopped",
+        "运行中途停止",
+        r"原地打转|(?:洗|转|运行|工作)到一半(?:就)?停|中途停|突然停(?:了|机)|停机",
+        [
+            "断电后检查轮子、滚刷或滚筒有没有被头发、衣物等异物缠住。",
+            "清理后重新通电，再运行一次。",
+            "如果还会停，记下屏幕上的故障码。",
+        ],
+        "每次都是在同一个阶段停下来吗？",
+    ),
+    _symptom(
+        "ignition",
+        "点火",
+        r"打不着火|点不着火?|不点火|没(?:有)?热水",
+        [
+            "确认燃气阀门已经打开，家里其他燃气设备（比如燃气灶）能正常使用。",
+            "检查热水器的电池或电源是否正常。",
+            "关机等几分钟后重新开机再试。",
+        ],
+        "打火时能听到“哒哒”的点火声吗？",
+    ),
+    _symptom(
+        "alarm",
+        "报警",
+        r"滴滴(?:地)?叫|报警|告警|异响",
+        [
+            "查看显示屏或管理界面里的告警信息，记下具体内容。",
+            "检查告警对应的部件（比如硬盘、滤网）是否松动或需要清理。",
+            "重要数据先备份。",
+        ],
+        "告警是一直在响，还是每隔一段时间响一次？",
+    ),
+    _symptom(
+        "update_failed",
+        "系统升级",
+        r"升级[^。！？]{0,6}失败|更新[^。！？]{0,6}失败|升级不了|更新不了",
+        [
+            "确认网络稳定，剩余存储空间至少有 2 GB。",
+            "重启设备后再升级一次，升级过程中不要断电。",
+            "如果还是失败，记下提示的错误码。",
+        ],
+        "每次都是卡在同一个进度失败吗？",
+    ),
+    _symptom(
+        "driver",
+        "驱动安装",
+        r"驱动[^。！？]{0,8}(?:装不上|安装失败|装不了|有问题)|装不上驱动|驱动",
+        [
+            "从官网下载和系统版本对应的最新驱动。",
+            "卸载旧驱动后重启，再以管理员身份安装。",
+            "暂时关闭杀毒软件后再安装一次。",
+        ],
+        "电脑的系统是 Windows 10 还是 Windows 11？",
+    ),
+    _symptom(
+        "overheating",
+        "发热",
+        r"发烫|很烫|特别烫|过热|太热|发热|风扇[^。！？]{0,4}(?:响|吵)",
+        [
+            "关掉占用资源多的程序（任务管理器或活动监视器里可以看到）。",
+            "放在坚硬平整的桌面上使用，别堵住散热口。",
+            "安装待更新的系统和固件，然后重启。",
+        ],
+        "是空闲的时候也发烫，还是只在运行大程序或视频通话时？",
+    ),
+    _symptom(
+        "no_power",
+        "无法开机",
+        r"开不了机|无法开机|不能开机|不开机|开机没反应|完全没反应",
+        [
+            "用确认能用的充电器充电十五分钟。",
+            "长按电源键十秒后松开，再按一次。",
+            "拔掉所有外设和扩展坞。",
+        ],
+        "按电源键时能听到风扇声或看到任何指示灯吗？",
+    ),
+    _symptom(
+        "no_connection",
+        "网络连接",
+        r"断网|连不上|上不了网|没有?网|网络不稳|掉线|无线网|(?i:wi-?fi|vpn)",
+        [
+            "关掉无线网再打开（或者开关一次飞行模式）。",
+            "在设置里忘记这个网络，再输入密码重新连接。",
+            "重启设备；在家的话把路由器也重启一下。",
+        ],
+        "同一个网络下的其他设备能正常上网吗？",
+    ),
+    _symptom(
+        "display",
+        "屏幕",
+        r"闪屏|屏幕[^。！？]{0,4}(?:闪|花|黑|不亮|碎)|黑屏|触摸[^。！？]{0,6}不灵",
+        [
+            "调一下亮度，有些屏幕只在低亮度时闪。",
+            "重启设备，看看开机画面是否也有同样的问题。",
+            "屏幕有裂痕或摔过的话，先别按压破损处，并尽快备份数据。",
+        ],
+        "开机画面和系统里都会出现这个问题吗？",
+    ),
+    _symptom(
+        "battery",
+        "电池",
+        r"电池|充不进电|充不上电|不充电|掉电快|耗电快",
+        [
+            "在系统设置里查看电池健康状态。",
+            "换一个插座、数据线和充电器试试。",
+            "调低屏幕亮度，关掉后台一直运行的应用。",
+        ],
+        "是完全充不进电，还是电用得太快？",
+    ),
+    _symptom(
+        "slow",
+        "卡顿",
+        r"很卡|卡顿|卡死|太慢|变慢|反应慢",
+        [
+            "设备连续运行好几天的话，先重启一次。",
+            "确认磁盘至少还有百分之十的剩余空间。",
+            "检查开机自启动的应用，关掉不需要的。",
+        ],
+        "是某次更新或装了新应用之后开始变慢的吗？",
+    ),
+    _symptom(
+        "login",
+        "登录",
+        r"登不上|登录不了|无法登录|登不进|密码|账号被锁",
+        [
+            "检查大小写锁定和输入法，确认密码没有输错。",
+            "通过自助服务门户重置密码。",
+            "如果账号被锁，等十五分钟后再试。",
+        ],
+        "是电脑本身登不上，还是某个账号（比如邮箱）登不上？",
+    ),
+    _symptom(
+        "no_sound",
+        "声音",
+        r"没(?:有)?声音|听不到|静音",
+        [
+            "打开声音设置，检查选中的是哪个输出设备。",
+            "确认音量已经调高，没有静音。",
+            "断开蓝牙耳机，它们常常会占用声音输出。",
+        ],
+        "是所有地方都没声音，还是只有某个应用没有？",
+    ),
+    _symptom(
+        "printer",
+        "打印",
+        r"打印机|打印不了|打不出来",
+        [
+            "确认打印机已开机、有纸，面板上没有报错。",
+            "清空打印队列里卡住的任务。",
+            "在设置里删除这台打印机，再重新添加。",
+        ],
+        "是办公室共用的打印机，还是直接连在您电脑上的？",
+    ),
+)
+
 _HTTP_CODES = frozenset({"400", "401", "403", "404", "408", "429", "500", "502", "503", "504"})
 _CODE = re.compile(
     r"\berror(?:[ _-]?code)?\s*[:#]?\s*(0x[0-9A-Fa-f]+|[A-Za-z]{0,3}-?\d+)\b|(" + _HTTP + ")",
     re.IGNORECASE,
+)
+_CODE_ZH = re.compile(
+    _ZH_ERROR_LABEL + r"\s*(?:是|为)?\s*[:：]?\s*(" + _ZH_CODE_VALUE + r")"
+    r"|(?<![0-9A-Za-z])(" + _HTTP_ZH + r")(?![0-9A-Za-z])"
 )
 
 
@@ -228,18 +460,26 @@ class SymptomMatch:
         return self.symptom.title.format(code=self.code).strip()
 
 
-def match_symptoms(text: str) -> list[SymptomMatch]:
-    """The playbook entries ``text`` mentions, each once, ordered by first mention."""
+def match_symptoms(text: str, language: Language | None = None) -> list[SymptomMatch]:
+    """The playbook entries ``text`` mentions, each once, ordered by first mention.
+
+    ``language`` picks the playbook (``"zh"``: :data:`PLAYBOOK_ZH`); by default it is the
+    language of ``text``.
+    """
     if not isinstance(text, str):
         raise TypeError(f"match_symptoms expects a str, got {type(text).__name__}")
+    if language not in (None, "en", "zh"):
+        raise ValueError(f"language must be 'en', 'zh' or None, got {language!r}")
+    zh = (language or language_of(text)) == "zh"
+    playbook, code_pattern = (PLAYBOOK_ZH, _CODE_ZH) if zh else (PLAYBOOK, _CODE)
     found: list[tuple[int, int, SymptomMatch]] = []
-    for rank, symptom in enumerate(PLAYBOOK):
+    for rank, symptom in enumerate(playbook):
         match = symptom.pattern.search(text)
         if match is None:
             continue
         code = ""
         if symptom.key in ("http_error", "error_code"):
-            code_match = _CODE.search(text, match.start())
+            code_match = code_pattern.search(text, match.start())
             if code_match is not None:
                 code = code_match.group(1) or code_match.group(2) or ""
             if symptom.key == "error_code" and code in _HTTP_CODES:

@@ -103,3 +103,52 @@ def test_preload_stores_the_chat_as_the_runner_would():
     session = TrimmingSession("zh-preload", max_turns=50)
     arun(preload(session, FRIDGE))
     assert arun(session.get_items()) == FRIDGE
+
+
+def _first_user_messages():
+    chats = load_zh_support()
+    return {c.id: next(i["content"] for i in c.items if i.get("role") == "user") for c in chats}
+
+
+def test_every_chinese_chat_opening_gets_chinese_troubleshooting_steps():
+    """A Chinese customer who describes a problem gets numbered steps for it and one
+    question, in Chinese, never the generic "which device?" fallback."""
+    openings = _first_user_messages()
+    assert len(openings) == 14
+    for chat_id, message in openings.items():
+        text = reply([user(message)])
+        assert "1. " in text and "2. " in text and "3. " in text, (chat_id, text)
+        assert text.count("？") == 1, (chat_id, text)
+        assert "能再说说具体情况" not in text and "Let's" not in text, (chat_id, text)
+
+
+@pytest.mark.parametrize(("message", "first", "also"), [
+    ("滚筒洗衣机洗到一半就停了，屏幕上显示故障码E4，地上还有水。", "运行中途停止", "故障码E4"),
+    ("燃气热水器打不着火，显示屏上是故障码E1。", "点火", "故障码E1"),
+    ("我的笔记本最近老是蓝屏，错误代码是0x0000007E。", "蓝屏", "故障码0x0000007E"),
+])
+def test_a_chinese_message_with_two_symptoms_handles_the_first_and_keeps_the_other(
+        message, first, also):
+    lines = reply([user(message)]).splitlines()
+    assert f"我们先处理{first}的问题，请按下面的步骤试试：" in lines
+    kept = [line for line in lines if line.endswith("的问题我先记下，接下来再处理。")]
+    assert len(kept) == 1 and also in kept[0]
+
+
+def test_english_text_keeps_the_english_playbook_and_bad_language_is_refused():
+    from ctxlab.memory.playbook import match_symptoms
+
+    assert [m.key for m in match_symptoms("My laptop overheats")] == ["overheating"]
+    assert [m.key for m in match_symptoms("电脑很烫")] == ["overheating"]
+    assert match_symptoms("电脑很烫", language="en") == []
+    with pytest.raises(ValueError, match="language must be"):
+        match_symptoms("电脑很烫", language="fr")  # type: ignore[arg-type]
+
+
+def test_a_chinese_symptom_goes_through_the_runner_in_chinese():
+    agent = make_support_agent()
+    session = SQLiteSession("zh-symptom")
+    result = arun(Runner.run(agent, "空调开制热一直吹冷风，面板上闪着故障码F3。",
+                             session=session, run_config=QUIET))
+    assert "我们先处理制冷制热的问题，请按下面的步骤试试：" in result.final_output
+    assert "故障码F3的问题我先记下" in result.final_output

@@ -43,7 +43,7 @@ def test_the_state_message_is_written_in_the_customers_language():
     lines = text.splitlines()
     assert lines[0] == "对话状态（由记忆系统维护；以最新值为准；截至第12轮）"
     assert "用户：手机号 13912345678" in lines
-    assert lines[2].startswith("问题：型号 BCD-123 | 工单号 TCK-50821")
+    assert lines[2].startswith("问题：类别 制冷制热 | 型号 BCD-123 | 工单号 TCK-50821")
     assert "要求：时间安排（第5轮）：" in text and "只能周末上门" in text
     phone = state_of(chat("zh-05-phone-exchange")).render()
     assert "已替换：user.phone 15800001111 (第2轮) -> 13600002222 (第5轮)" in phone

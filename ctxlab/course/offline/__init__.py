@@ -19,7 +19,7 @@ from ...core.facts import (
     find_facts,
     latest_fact,
 )
-from ...memory.playbook import PLAYBOOK, Symptom, SymptomMatch, match_symptoms
+from ...memory.playbook import PLAYBOOK, PLAYBOOK_ZH, Symptom, SymptomMatch, match_symptoms
 from .catalog import AS_OF, DEVICES, TICKETS, device_record, ticket_status, warranty_status
 from .model import OFFLINE_MODEL_NAME, OfflineResult, OfflineSupportModel, stream_events
 
@@ -31,6 +31,7 @@ __all__ = [
     "INSTRUCTIONS_INDEX",
     "OFFLINE_MODEL_NAME",
     "PLAYBOOK",
+    "PLAYBOOK_ZH",
     "TICKETS",
     "Found",
     "OfflineResult",

@@ -230,10 +230,18 @@ def symptom_reply(
     symptom: SymptomMatch,
     also: Sequence[str],
     ack: str = "",
+    language: str = "en",
 ) -> str:
     """Steps for ``symptom`` and its one clarifying question; ``also`` lists open issues."""
     steps, question = symptom.symptom.render(symptom.code)
     lines = [ack] if ack else []
+    if language == "zh":
+        lines.append(f"我们先处理{symptom.title}的问题，请按下面的步骤试试：")
+        lines.extend(steps)
+        if also:
+            lines.append(f"{join_words_zh(list(also))}的问题我先记下，接下来再处理。")
+        lines.append(question)
+        return "\n".join(lines)
     lines.append(f"Let's work on the {symptom.title} first. Please try these steps:")
     lines.extend(steps)
     if also:

@@ -14,7 +14,8 @@ order:
    -> an honest "I can't do that here" with where to send the request;
 3. it asks for a warranty check, device details or a ticket status -> call the tool with
    the latest serial or ticket id in the input (or ask for the missing identifier);
-4. it describes a symptom -> numbered steps and one clarifying question;
+4. it describes a symptom -> numbered steps and one clarifying question (from the Chinese
+   playbook for a Chinese message);
 5. otherwise a greeting, thanks, closure of an issue, or a clarifying question.
 
 The reply is written in the language of the latest user message (of the conversation when
@@ -125,7 +126,7 @@ def plan_reply(
     turn = list(items[last_user + 1 :])
     language = reply_language(user_text, items)
     zh = language == "zh"
-    symptoms = match_symptoms(user_text) if not zh else []
+    symptoms = match_symptoms(user_text, language)
 
     if turn and item_type(turn[-1]) == "function_call_output":
         return Plan(text=_answer_tool_results(turn, symptoms, language))
@@ -152,6 +153,9 @@ def plan_reply(
     ack = replies.noted(facts_in_text(user_text, index=last_user, source="user", kinds=kinds),
                         language)
     if zh:
+        if symptoms:
+            return Plan(text=replies.symptom_reply(
+                symptoms[0], [s.title for s in symptoms[1:]], ack, "zh"))
         return Plan(text=_small_talk_zh(intent, ack))
     earlier = _open_issues(
         [normalize(item_text(it)) for it in items[:last_user] if is_user_message(it)]
@@ -181,8 +185,8 @@ def plan_reply(
 
 
 def _small_talk_zh(intent: Intent, ack: str) -> str:
-    """A closure, thanks, greeting or clarifying question in Chinese (the playbook of
-    symptoms and the list of open issues are English only)."""
+    """A closure, thanks, greeting or clarifying question in Chinese (the list of open
+    issues is kept for English chats only)."""
     if intent.closure:
         return replies.closure_reply(None, (), "zh")
     if intent.thanks:
@@ -262,7 +266,9 @@ def _answer_tool_results(turn: Sequence[Mapping[str, Any]], symptoms: Sequence[A
         paragraphs.append(text)
     if symptoms:
         steps, question = symptoms[0].symptom.render(symptoms[0].code)
-        paragraphs.append("\n".join([f"For the {symptoms[0].title}, try these steps:", *steps]))
+        lead = (f"关于{symptoms[0].title}的问题，请试试这些步骤：" if language == "zh"
+                else f"For the {symptoms[0].title}, try these steps:")
+        paragraphs.append("\n".join([lead, *steps]))
     paragraphs.append(question)
     return "\n\n".join(paragraphs)
 
