@@ -348,6 +348,20 @@ MAX_DEPTH = 64
 MAX_INT = 2**63 - 1
 
 
+def is_flat_json(value: Any) -> bool:
+    """True for a dict of string keys whose values are ASCII strings, None or booleans: plain
+    JSON as it is, and copied whole by ``dict(value)`` (most items the Runner stores)."""
+    if type(value) is not dict:
+        return False
+    for key, item in value.items():
+        if type(key) is not str:
+            return False
+        cls = type(item)
+        if not ((cls is str and item.isascii()) or item is None or cls is bool):
+            return False
+    return True
+
+
 def json_problem(value: Any, *, max_depth: int = MAX_DEPTH) -> str | None:
     """Why ``value`` is not plain JSON that every store and the API accept, or None.
 
@@ -356,10 +370,7 @@ def json_problem(value: Any, *, max_depth: int = MAX_DEPTH) -> str | None:
     surrogates (not encodable as UTF-8), nesting deeper than ``max_depth``, and circular
     references. The answer names where the problem is (``content[0].text``).
     """
-    if type(value) is dict and all(
-        type(k) is str and ((type(v) is str and v.isascii()) or v is None or type(v) is bool)
-        for k, v in value.items()
-    ):
+    if is_flat_json(value):
         return None  # flat, ASCII strings only: JSON as it is (the common case, made cheap)
     stack: set[int] = set()
 

@@ -44,7 +44,7 @@ class RawLog:
     the same call id still waiting for one, as :func:`ctxlab.core.validate.pair_calls` does)."""
 
     __slots__ = (
-        "_chain", "_counted", "_counter", "_invalid", "_items", "_keys", "_kinds",
+        "_chain", "_counted", "_counter", "_flat", "_invalid", "_items", "_keys", "_kinds",
         "_partner", "_prefix", "_reasoning_run", "_safe", "_starts", "_suspect", "_tokens",
         "_waiting", "version",
     )
@@ -56,7 +56,8 @@ class RawLog:
         self._tokens = array("i")  # _UNCOUNTED until first asked (4 bytes per item)
         self._prefix: list[int] = [0]  # _prefix[i] = tokens of items[:i], for i <= _counted
         self._counted = 0  # how far _prefix is filled
-        self._safe: list[tuple[dict[str, Any], bool] | None] = []  # (model-safe, flat), lazily
+        self._safe: list[dict[str, Any] | None] = []  # model-safe items, computed lazily
+        self._flat = bytearray()  # 1 where that safe item is flat (valid once computed)
         self._starts: list[int] = []  # indices of real user messages
         self._chain: list[str] = [EMPTY_DIGEST]  # _chain[i] = digest of items[:i], lazily
         self._keys: list[tuple[str, str] | None] = []  # pair key of each call / output
@@ -85,6 +86,7 @@ class RawLog:
         self._items.append(item)
         self._tokens.append(_UNCOUNTED)
         self._safe.append(None)
+        self._flat.append(0)
         self._partner.append(_NONE)
         suspect = self._suspect
         if problem is not None:  # another writer's junk: kept in place, never shown
@@ -93,7 +95,9 @@ class RawLog:
             self._keys.append(None)
             suspect.add(index)
             return
-        kind = item_kind(item)
+        role = item.get("role")  # the common case, a plain message: kind without a call
+        kind = (role if role in _MESSAGE_KINDS and item.get("type", "message") == "message"
+                else item_kind(item))
         if kind in _MESSAGE_KINDS:  # the common case: no pairing, one lookup each
             emitted, key = kind == "assistant", None
             if kind == "user" and starts_turn(item):  # the one definition of a turn
@@ -148,13 +152,13 @@ class RawLog:
             return
         items = self._items[:length]
         invalid = {i: why for i, why in self._invalid.items() if i < length}
-        tokens, safe = self._tokens[:length], self._safe[:length]
+        tokens, safe, flat = self._tokens[:length], self._safe[:length], self._flat[:length]
         chain = self._chain[: length + 1]
         version = self.version
         self.__init__(self._counter)  # type: ignore[misc]
         for index, item in enumerate(items):
             self._append(item, invalid.get(index))
-        self._tokens, self._safe, self._chain = tokens, safe, chain
+        self._tokens, self._safe, self._flat, self._chain = tokens, safe, flat, chain
         self.version = version + 1
 
     def clear(self) -> None:
@@ -184,15 +188,29 @@ class RawLog:
 
     def safe_entry(self, index: int) -> tuple[dict[str, Any], bool]:
         """``(model-safe item, flat)``: see :meth:`safe` and :meth:`safe_copy`."""
-        found = self._safe[index]
-        if found is None:
+        safe = self._safe[index]
+        if safe is None:
             item = self._items[index]
             allowed = allowed_keys(item_type(item))
-            safe = item if all(k in allowed for k in item) else {
+            safe = item if allowed.issuperset(item) else {
                 k: v for k, v in item.items() if k in allowed}  # shares values: never handed out
-            flat = not any(type(v) in _NESTED for v in safe.values())
-            found = self._safe[index] = (safe, flat)
-        return found
+            flat = 1
+            for value in safe.values():
+                if type(value) in _NESTED:
+                    flat = 0
+                    break
+            self._safe[index], self._flat[index] = safe, flat
+        return safe, self._flat[index] == 1
+
+    def safe_run(self, start: int, stop: int) -> tuple[list[dict[str, Any]], bool]:
+        """:meth:`safe_entry` for the items ``start:stop`` at once: the model-safe items
+        (never hand them out without copying) and whether every one of them is flat."""
+        items = self._safe[start:stop]
+        if None in items:  # items not handed out before (the newest, usually)
+            for offset in range(items.index(None), len(items)):
+                if items[offset] is None:
+                    items[offset] = self.safe_entry(start + offset)[0]
+        return items, self._flat.find(0, start, stop) == -1  # type: ignore[return-value]
 
     def safe(self, index: int) -> dict[str, Any]:
         """The item with only the keys the Responses schema allows (computed once; it may be
@@ -203,7 +221,7 @@ class RawLog:
         """A fresh copy of :meth:`safe`: one C-level ``dict()`` for flat items (every value a
         string, number, bool or None: what the Runner stores for calls, outputs and plain
         messages), a deep copy otherwise."""
-        safe, flat = self._safe[index] or self.safe_entry(index)
+        safe, flat = self.safe_entry(index)
         return dict(safe) if flat else clone(safe)  # type: ignore[no-any-return]
 
     def tokens(self, index: int) -> int:

@@ -115,6 +115,7 @@ SDK_ITEM_KEYS: frozenset[str] = frozenset({"provider_data"})
 
 
 @cache
+@lru_cache(maxsize=256)  # called for every item handed to a model: a handful of types
 def allowed_keys(item_type: str) -> frozenset[str]:
     """Keys an item of ``item_type`` may carry (its Responses schema plus
     :data:`SDK_ITEM_KEYS`); anything else is rejected by the API."""

@@ -109,17 +109,46 @@ class Window:
     reasons: list[str]  # why each slot is in the view
     excluded: Excluded  # fate of a raw index not in slots
     notes: list[str] = field(default_factory=list)  # warnings to surface to the caller
+    # The slots as runs of consecutive raw indices, when every slot was added as a range
+    # (None: unknown, or a synthetic or loose slot among them). Views use it to skip
+    # per-item work for plain windows; it is only ever a shortcut.
+    runs: list[range] | None = None
 
     def add(self, slots: Sequence[Slot] | range, reason: str) -> None:
         """Append ``slots``, all for the same ``reason``."""
+        if not slots:
+            return
         self.slots.extend(slots)
         self.reasons.extend([reason] * len(slots))
+        runs = self.runs
+        if runs is None:
+            return
+        if type(slots) is range and slots.step == 1:
+            if runs and runs[-1].stop == slots.start:
+                runs[-1] = range(runs[-1].start, slots.stop)
+            else:
+                runs.append(slots)
+        else:
+            self.runs = None
+
+    def plain_runs(self) -> list[range] | None:
+        """:attr:`runs`, if they still describe :attr:`slots` (else None)."""
+        runs = self.runs
+        if runs is None:
+            return None
+        slots = self.slots
+        if not runs:
+            return runs if not slots else None
+        if (sum(map(len, runs)) != len(slots) or slots[0] != runs[0].start
+                or slots[-1] != runs[-1].stop - 1):
+            return None
+        return runs
 
 
 def preamble(log: LogView, keep: bool) -> Window:
     """A window that starts with the preamble (items before the first real user message)
     when ``keep``; the caller appends the rest and sets ``excluded``."""
-    window = Window([], [], _nothing_excluded)
+    window = Window([], [], _nothing_excluded, runs=[])
     if keep:
         window.add(range(log.preamble_end), PREAMBLE_REASON)
     return window

@@ -139,7 +139,8 @@ class MemorySession(CheckpointsMixin):
         """
         limit = self._resolve_limit(limit)
         async with self._lock:
-            await self._sync()
+            if not self._private_store:  # (a private store is always in step)
+                await self._sync()
             view = self._view(limit)
             self._served = view
             return view.model_items(self._log)
@@ -165,7 +166,8 @@ class MemorySession(CheckpointsMixin):
         checked = {id(item) for item in batch}  # validated above: the index need not recheck
         async with self._lock:
             await self._apply(await self._store.append(batch), checked=checked)
-        await self._after_add()
+        if type(self)._after_add is not MemorySession._after_add:  # only subclasses' hooks
+            await self._after_add()
 
     async def pop_item(self) -> dict[str, Any] | None:
         """Remove and return the newest stored item, or None when the session is empty."""
@@ -249,6 +251,8 @@ class MemorySession(CheckpointsMixin):
         return unsubscribe
 
     def _notify(self) -> None:
+        if not self._listeners:
+            return
         for callback in list(self._listeners):
             try:
                 callback(self)

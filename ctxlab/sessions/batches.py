@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..core.items import clone, json_problem, shape_problem
+from ..core.items import clone, is_flat_json, json_problem, shape_problem
 
 
 def check_batch(items: Any) -> list[dict[str, Any]]:
@@ -21,9 +21,13 @@ def check_batch(items: Any) -> list[dict[str, Any]]:
                 "add_items expects a list of items, got a single dict; wrap it in a list"
             )
         raise ValueError(f"add_items expects a list of items, got {type(items).__name__}")
+    copies: list[dict[str, Any]] = []
     for index, item in enumerate(items):
         problem = shape_problem(item)
         if problem is None:
+            if is_flat_json(item):  # the common case: plain JSON, copied whole
+                copies.append(dict(item))
+                continue
             problem = json_problem(item)
         if problem is not None:
             hint = ""
@@ -33,4 +37,5 @@ def check_batch(items: Any) -> list[dict[str, Any]]:
                 f"add_items: item {index} of {len(items)} is invalid: {problem}{hint}. "
                 "Nothing from this batch was stored."
             )
-    return [clone(item) for item in items]
+        copies.append(clone(item))
+    return copies

@@ -34,6 +34,7 @@ class View:
     window: Window
     _flat: list[dict[str, Any]] | bool | None = None  # the safe items when all are flat
     _layout: list[str] | None = None
+    runs: list[range] | None = None  # the slots as runs of raw indices, when they are
 
     def layout(self, log: RawLog) -> list[str]:
         """Where each slot comes from: ``preamble``, ``summary`` or ``turn:N`` (computed on
@@ -60,6 +61,14 @@ class View:
     def model_items(self, log: RawLog) -> list[dict[str, Any]]:
         """Fresh copies of what the model is sent (schema keys only): every call hands out
         new objects, so callers cannot change the log; flat items cost one ``dict()``."""
+        if self._flat is None and self.runs is not None:  # raw items only: whole runs
+            safe: list[dict[str, Any]] = []
+            flat = True
+            for run in self.runs:
+                items, run_flat = log.safe_run(run.start, run.stop)
+                safe += items
+                flat = flat and run_flat
+            self._flat = safe if flat else False
         if self._flat is None:
             entries = [log.safe_entry(s) if type(s) is int else (model_safe(s.item), False)
                        for s in self.slots]
@@ -77,16 +86,29 @@ def slot_item(log: RawLog, slot: Slot) -> Any:
 LATE_OUTPUT_CALL = "tool call shown again next to its late output (its own turn is not shown)"
 
 
-def window_suspects(log: RawLog, slots: list[Slot]) -> tuple[set[int], bool]:
+def window_suspects(log: RawLog, slots: list[Slot], runs: list[range] | None = None
+                    ) -> tuple[set[int], bool]:
     """The log's suspect items, plus the items of any turn the window enters in its middle
     (a fold that ended inside a turn): there a call and its output may be split even though
     they share a turn. Also whether any slot of the window is one of them (usually not:
-    then the window needs no repair at all)."""
+    then the window needs no repair at all). ``runs`` (:meth:`Window.plain_runs`) gives
+    the same answer without visiting every slot."""
     extra: set[int] = set()
-    previous = -2
     starts = log.turn_starts
     suspects = log.suspects()
     hit = False
+    if runs is not None:
+        for run in runs:
+            turn = log.turn_of(run.start)
+            if turn is not None and starts[turn - 1] != run.start:  # enters inside a turn
+                end = starts[turn] if turn < len(starts) else len(log)
+                extra.update(range(run.start, end))
+                hit = True
+            if not hit and suspects:
+                hit = (any(s in run for s in suspects) if len(suspects) < len(run)
+                       else not suspects.isdisjoint(run))
+        return (suspects | extra if extra else suspects), hit
+    previous = -2
     for slot in slots:
         if type(slot) is not int:
             previous = -2
@@ -139,8 +161,9 @@ def with_late_calls(log: RawLog, slots: list[Slot], reasons: list[str],
 
 def build_view(log: RawLog, window: Window, limit: int | None) -> View:
     """The valid view of ``window`` under an item ``limit`` (see the module doc)."""
-    suspects, hit = window_suspects(log, window.slots)
-    slots, reasons = list(window.slots), list(window.reasons)
+    runs = window.plain_runs()
+    suspects, hit = window_suspects(log, window.slots, runs)
+    slots, reasons = window.slots, window.reasons  # replaced, never mutated, below
     if hit:
         slots, reasons = with_late_calls(log, slots, reasons, suspects)
     removed: dict[int, tuple[ItemState, str]] = {}
@@ -169,7 +192,9 @@ def build_view(log: RawLog, window: Window, limit: int | None) -> View:
     if limit is not None and limit < len(slots):
         cut = safe_cut([slot_item(log, s) for s in slots], len(slots) - limit)
         take_out({p: (DROPPED, f"beyond the item limit of {limit}") for p in range(cut)})
-    return View(slots, reasons, removed, removed_synthetic, window)
+    unchanged = runs is not None and not removed and len(slots) == len(window.slots)
+    return View(slots, reasons, removed, removed_synthetic, window,
+                runs=runs if unchanged else None)
 
 
 def repair_slots(log: RawLog, slots: list[Slot], suspects: set[int] | None = None

@@ -8,16 +8,18 @@ limit must give a valid suffix, and the newest turn must never be lost.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from ctxlab import model_safe, segment_turns, validate_items
+from ctxlab import TrimmingSession, model_safe, segment_turns, validate_items
 from ctxlab.sessions import strategies
+from ctxlab.sessions.view import build_view
 
-from conftest import arun
+from conftest import arun, assistant, call, output, user
 from fakes import RecordingSummarizer
 from strategies import batches, hard_history, history, messy_history
 
@@ -120,3 +122,45 @@ def test_damaged_logs_still_give_valid_views(name, data):
         assert await session.raw_items() == items
 
     arun(go())
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+@SETTINGS
+@given(data=st.data())
+def test_the_plain_window_shortcut_gives_the_same_view_as_the_slot_by_slot_path(name, data):
+    """Windows made of whole runs of raw items take a shortcut (Window.runs): the view, its
+    reasons and removals and the items handed out must equal the slot-by-slot path's."""
+    session = draw_session(data.draw, name)
+    items = data.draw(st.one_of(history(), hard_history(), messy_history()))
+    parts = batches(data.draw, items)
+
+    async def go():
+        for part in parts:
+            await session.add_items(part)
+            log, window = session._log, session._window()
+            slow = dataclasses.replace(window, runs=None)
+            for limit in (None, 1, 4):
+                fast_view = build_view(log, window, limit)
+                slow_view = build_view(log, slow, limit)
+                assert fast_view.slots == slow_view.slots
+                assert fast_view.reasons == slow_view.reasons
+                assert fast_view.removed == slow_view.removed
+                assert fast_view.model_items(log) == slow_view.model_items(log)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        arun(go())
+
+
+def test_trimming_windows_take_the_shortcut_and_a_changed_window_does_not():
+    session = TrimmingSession("runs", max_turns=2)
+    items = [user("a"), assistant("b"), user("c"), call("c1", "f"), output("c1", "x"),
+             user("d"), assistant("e")]
+    arun(session.add_items(items))
+    window = session._window()
+    assert window.plain_runs() == [range(2, 7)]
+    view = build_view(session._log, window, None)
+    assert view.runs == [range(2, 7)]
+    assert build_view(session._log, window, 1).runs is None  # the limit cut it
+    window.slots.append(0)  # changed behind add(): the runs no longer describe it
+    assert window.plain_runs() is None
