@@ -71,6 +71,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .cues import LABELS_ZH
 from .items import item_kind, item_text
 from .language import has_cjk
 from .spans import claim_in_order
@@ -110,20 +111,9 @@ FACT_LABELS: dict[str, str] = {
     "date": "date",
 }
 
-#: How each kind reads in a Chinese sentence ("您的工单号", "您的序列号", ...).
-FACT_LABELS_ZH: dict[str, str] = {
-    "ticket": "工单号",
-    "serial": "序列号",
-    "firmware": "固件版本",
-    "error_code": "错误代码",
-    "email": "邮箱",
-    "order": "订单号",
-    "rma": "返修单号",
-    "reservation": "预约号",
-    "model": "型号",
-    "phone": "手机号",
-    "date": "日期",
-}
+#: How each kind reads in a Chinese sentence ("您的工单号", "您的序列号", ...): the labels a
+#: Chinese summary uses (:data:`ctxlab.core.cues.LABELS_ZH`), one table for both.
+FACT_LABELS_ZH: dict[str, str] = {kind: LABELS_ZH[kind] for kind in ALL_FACT_KINDS}
 
 _LABELS_BY_LANGUAGE: dict[str, dict[str, str]] = {"en": FACT_LABELS, "zh": FACT_LABELS_ZH}
 

@@ -348,6 +348,16 @@ def _ticket(data: Mapping[str, Any]) -> tuple[str, str]:
     return text, "Is there anything you'd like me to add to the ticket?"
 
 
+def _event_log(data: Mapping[str, Any]) -> tuple[int, list[str]]:
+    """How many entries a device record's event log has, and its warnings' messages."""
+    diagnostics = data.get("diagnostics")
+    log = diagnostics.get("event_log") if isinstance(diagnostics, Mapping) else None
+    if not isinstance(log, list):
+        return 0, []
+    return len(log), [str(e.get("message", "")) for e in log
+                      if isinstance(e, Mapping) and e.get("level") == "warning"]
+
+
 def _device(data: Mapping[str, Any]) -> tuple[str, str]:
     model = str(data["model"])
     article = "an" if model[:1].lower() in "aeiou" else "a"
@@ -360,13 +370,11 @@ def _device(data: Mapping[str, Any]) -> tuple[str, str]:
     if data.get("owner_email"):
         parts.append(f"assigned to {data['owner_email']}")
     text = ", ".join(parts) + "."
-    diagnostics = data.get("diagnostics")
-    log = diagnostics.get("event_log") if isinstance(diagnostics, Mapping) else None
-    if isinstance(log, list) and log:
-        warnings = [e for e in log if isinstance(e, Mapping) and e.get("level") == "warning"]
-        text += f" Its event log has {len(log)} entries, {len(warnings)} of them warnings"
+    entries, warnings = _event_log(data)
+    if entries:
+        text += f" Its event log has {entries} entries, {len(warnings)} of them warnings"
         if warnings:
-            text += f"; the latest says: {warnings[-1].get('message', '')}"
+            text += f"; the latest says: {warnings[-1]}"
         text += "."
     return text, "Does that match the device you are using?"
 
@@ -419,13 +427,11 @@ def _tool_result_reply_zh(name: str, arguments: str, output: str) -> tuple[str, 
         if data.get("owner_email"):
             parts.append(f"登记邮箱 {data['owner_email']}")
         text = "，".join(parts) + "。"
-        diagnostics = data.get("diagnostics")
-        log = diagnostics.get("event_log") if isinstance(diagnostics, Mapping) else None
-        if isinstance(log, list) and log:
-            warnings = [e for e in log if isinstance(e, Mapping) and e.get("level") == "warning"]
-            text += f"它的事件日志有 {len(log)} 条记录，其中 {len(warnings)} 条是警告"
+        entries, warnings = _event_log(data)
+        if entries:
+            text += f"它的事件日志有 {entries} 条记录，其中 {len(warnings)} 条是警告"
             if warnings:
-                text += f"；最新一条警告：{warnings[-1].get('message', '')}"
+                text += f"；最新一条警告：{warnings[-1]}"
             text += "。"
         return text, "这和您正在用的设备一致吗？"
     fields = [f"{k}: {v}" for k, v in data.items() if _is_scalar(v)][:8]
