@@ -275,7 +275,7 @@ class ContextManager:
         if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
             raise ValueError(f"items must be a list of items, got {type(items).__name__}")
         parts, source = self._split(items)
-        state = await self._state()
+        state = await self._state(parts.current)
         blocks = await self._retrieve(parts.new_input_text)
         return self._build(parts, instructions, self._tools(tools), state, blocks, source)
 
@@ -339,10 +339,16 @@ class ContextManager:
                                                         summary_prompts=self.summary_prompts)
         return ModelInputParts(preamble, summary, [], current), source
 
-    async def _state(self) -> dict[str, Any] | None:
+    async def _state(self, current: Sequence[Item]) -> dict[str, Any] | None:
+        """The state source's message; a source with ``message_for`` (a
+        :class:`~ctxlab.memory.StateMemory`) also gets the input's current turn, which the
+        Runner may not have stored yet (streamed runs store it after the first call)."""
         if self.state is None:
             return None
         try:
+            message_for = getattr(self.state, "message_for", None)
+            if callable(message_for):
+                return state_item(await resolve(message_for(current)))
             return state_item(await resolve(self.state()))
         except Exception as exc:  # a memory source must not take the user's request down
             self.source_errors.append(f"state: {type(exc).__name__}: {exc}")

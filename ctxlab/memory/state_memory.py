@@ -11,9 +11,12 @@ Feed it however the conversation reaches you:
   replay's snapshots (no session needed).
 
 As a state source for :class:`~ctxlab.context.ContextManager` (``state=memory``) it syncs
-with its session and returns the state as one developer message. An extractor that fails
-(a model error, an invalid reply) loses nothing there: the error is logged, kept in
-:attr:`StateMemory.last_error`, and the same items are tried again at the next sync.
+with its session and returns the state as one developer message, including the model
+input's current turn even where the Runner has not stored it yet (``Runner.run_streamed``
+stores the new input only after the first model call): :meth:`StateMemory.message_for`.
+An extractor that fails (a model error, an invalid reply) loses nothing there: the error
+is logged, kept in :attr:`StateMemory.last_error`, and the same items are tried again at
+the next sync.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from ..core.items import item_kind, item_text
 from ..core.ledger import LedgerEntry
 from ..core.turns import starts_turn
 from .extract import RuleBasedStateExtractor
@@ -56,6 +60,10 @@ class StateMemory:
             used as a state source).
         render_options: passed to :func:`~ctxlab.memory.render.render_state`
             (``max_milestones``, ``max_superseded``, ``max_tokens``).
+        include_unstored: whether :meth:`message_for` also reads the current turn's items
+            that the session has not stored yet (on a copy of the state; they are read for
+            good once stored). Default: yes for the offline rule-based extractor, no for
+            others (an LLM extractor would be called twice for the same items).
     """
 
     def __init__(
@@ -64,12 +72,15 @@ class StateMemory:
         *,
         session: Any = None,
         render_options: Mapping[str, Any] | None = None,
+        include_unstored: bool | None = None,
     ):
         if extractor is not None and not callable(getattr(extractor, "extract", None)):
             raise ValueError(
                 f"extractor must have an async extract(items, ...) method: {extractor!r}"
             )
         self.extractor = extractor or RuleBasedStateExtractor()
+        self.include_unstored = (isinstance(self.extractor, RuleBasedStateExtractor)
+                                 if include_unstored is None else bool(include_unstored))
         self.session = session
         self.render_options = dict(render_options or {})
         render_state(SupportState(), **self.render_options)  # validate the options now
@@ -80,6 +91,7 @@ class StateMemory:
         self._turn = 0  # real user messages seen so far
         self._version: object | None = None  # the session's version at the last sync
         self._source: Any = None  # the session last synced from
+        self._stored_turn: list[Item] = []  # the items of the newest stored turn
 
     def __repr__(self) -> str:
         return f"StateMemory(extractor={self.extractor!r}, turn={self.state.turn})"
@@ -141,6 +153,7 @@ class StateMemory:
         new = stored[self._synced :]
         if not new:
             self._version, self._source = version, session
+            self._stored_turn = _newest_turn(stored)
             return []
         turn, state = self._turn, self.state.clone()
         log = list(self.changes)
@@ -153,6 +166,7 @@ class StateMemory:
             return []
         self._synced = len(stored)
         self._version, self._source = version, session
+        self._stored_turn = _newest_turn(stored)
         self.last_error = None
         return changes
 
@@ -204,6 +218,7 @@ class StateMemory:
         self._synced = 0
         self._turn = 0
         self._version = self._source = None
+        self._stored_turn = []
 
     # -- showing -----------------------------------------------------------------------
     def render(self) -> str:
@@ -219,6 +234,56 @@ class StateMemory:
         if self.session is not None:
             await self.sync()
         return self.message()
+
+    async def message_for(self, current_turn: Sequence[Item]) -> dict[str, Any] | None:
+        """The state message for a model call whose input ends with ``current_turn`` (the
+        user message that opened it and what followed): synced with the session, plus, when
+        :attr:`include_unstored`, the items of that turn the session has not stored yet,
+        read on a copy (the state itself takes them at the sync after they are stored, so
+        nothing is read twice)."""
+        if self.session is not None:
+            await self.sync()
+        current = _check_items(current_turn)
+        unstored = _unstored(current, self._stored_turn) if self.include_unstored else []
+        if not unstored:
+            return self.message()
+        turn, state, changes = self._turn, self.state.clone(), list(self.changes)
+        try:
+            await self.feed(unstored)
+            return self.message()
+        except Exception as exc:  # the state of the stored items still goes out
+            logger.warning("state extraction of the current turn failed: %s", exc)
+        finally:
+            self._turn, self.state, self.changes = turn, state, changes
+        return self.message()
+
+
+def _newest_turn(items: Sequence[Item]) -> list[Item]:
+    """The items from the last real user message on (empty when there is none)."""
+    for index in range(len(items) - 1, -1, -1):
+        if starts_turn(items[index]):
+            return list(items[index:])
+    return []
+
+
+def _same(a: Item, b: Item) -> bool:
+    """The same item as stored and as sent (ids, metadata and key order aside)."""
+    return item_kind(a) == item_kind(b) and item_text(a) == item_text(b)
+
+
+def _unstored(current: Sequence[Item], stored_turn: Sequence[Item]) -> list[Item]:
+    """The items of ``current`` (a model input's current turn) the session has not stored:
+    all of them when its newest stored turn is another one, else those past what it holds."""
+    if not current or not starts_turn(current[0]):
+        return []
+    if not stored_turn or not _same(stored_turn[0], current[0]):
+        return list(current)
+    held = 0
+    for sent, kept in zip(current, stored_turn, strict=False):
+        if not _same(sent, kept):
+            break
+        held += 1
+    return list(current[held:])
 
 
 def _check_items(items: Any) -> list[Item]:
