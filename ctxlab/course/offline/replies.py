@@ -13,7 +13,8 @@ it is read back exactly as written.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ...core.facts import FACT_LABELS, Found, distinct_values, fact_label, latest_fact
@@ -295,28 +296,40 @@ def unavailable_reply(actions: Sequence[str], language: str = "en") -> str:
 
 def tool_result_reply(name: str, arguments: str, output: str,
                       language: str = "en") -> tuple[str, str]:
-    """A summary of one tool result and a follow-up question, quoting the output's values."""
-    if language == "zh":
-        return _tool_result_reply_zh(name, arguments, output)
+    """A summary of one tool result and a follow-up question, quoting the output's values.
+
+    The output is read the same way in every language (a JSON object with an ``error``, a
+    warranty, a ticket, a device record, or other fields); only the wording differs
+    (:data:`_WORDING`)."""
+    words = _WORDING["zh" if language == "zh" else "en"]
     data = _json_object(output)
     if data is None:
-        text = preview(output, 300) if output.strip() else "nothing"
-        return f"The {name} tool returned: {text}", "What would you like to do next?"
+        return words.raw(name, preview(output, 300) if output.strip() else "")
     if "error" in data:
         args = _json_object(arguments) or {}
-        label = next((_ARGUMENT_LABELS[k] for k in args if k in _ARGUMENT_LABELS), "details")
-        return (
-            f"The {name} lookup did not work: {data['error']}.",
-            f"Could you double-check the {label} and send it again?",
-        )
+        return words.error(name, str(data["error"]), next(
+            (words.arguments[k] for k in args if k in words.arguments), ""))
     if {"status", "end_date"} <= data.keys():
-        return _warranty(data)
+        return words.warranty(data)
     if {"ticket_id", "status"} <= data.keys():
-        return _ticket(data)
+        return words.ticket(data)
     if {"model", "firmware"} <= data.keys():
-        return _device(data)
+        return words.device(data)
     fields = [f"{k}: {v}" for k, v in data.items() if _is_scalar(v)][:8]
-    body = "; ".join(fields) if fields else preview(output, 300)
+    return words.fields(name, fields, preview(output, 300))
+
+
+def _raw(name: str, text: str) -> tuple[str, str]:
+    return f"The {name} tool returned: {text or 'nothing'}", "What would you like to do next?"
+
+
+def _error(name: str, error: str, label: str) -> tuple[str, str]:
+    return (f"The {name} lookup did not work: {error}.",
+            f"Could you double-check the {label or 'details'} and send it again?")
+
+
+def _fields(name: str, fields: list[str], fallback: str) -> tuple[str, str]:
+    body = "; ".join(fields) if fields else fallback
     return f"The {name} tool returned {body}.", "What would you like to do next?"
 
 
@@ -387,56 +400,61 @@ def _subject(data: Mapping[str, Any]) -> str:
     return str(serial or model or "the device")
 
 
-def _tool_result_reply_zh(name: str, arguments: str, output: str) -> tuple[str, str]:
-    data = _json_object(output)
-    if data is None:
-        text = preview(output, 300) if output.strip() else "空结果"
-        return f"{name} 工具返回：{text}", "接下来您想怎么做？"
-    if "error" in data:
-        args = _json_object(arguments) or {}
-        label = next((_ARGUMENT_LABELS_ZH[k] for k in args if k in _ARGUMENT_LABELS_ZH), "信息")
-        return f"{name} 查询没有成功：{data['error']}。", f"能核对一下{label}再发一次吗？"
-    if {"status", "end_date"} <= data.keys():
-        subject = _subject_zh(data)
-        plan = str(data.get("plan") or "").strip()
-        cover = f"{plan} 保修" if plan and "warrant" not in plan.lower() else (plan or "保修")
-        if data.get("status") == "covered":
-            text = f"好消息：{subject}的{cover}仍在有效期内，到 {data['end_date']} 为止。"
-            if data.get("rma"):
-                text += f"我已经为您开了返修授权：{data['rma']}。"
-            return text, "需要我告诉您寄修的步骤吗？"
-        return (f"{subject}的{cover}状态是 {data['status']}（到期日 {data['end_date']}），"
-                "所以维修需要收费。", "需要我帮您申请付费维修的报价吗？")
-    if {"ticket_id", "status"} <= data.keys():
-        text = f"工单 {data['ticket_id']} 的状态是 {data['status']}"
-        if data.get("owner"):
-            text += f"，负责人是 {data['owner']}"
-        if data.get("last_update"):
-            text += f"，最近一次更新在 {data['last_update']}"
-        text += "。"
-        if data.get("latest_note"):
-            text += f"最新备注：{data['latest_note']}"
-        return text, "需要我在工单里补充什么吗？"
-    if {"model", "firmware"} <= data.keys():
-        parts = [f"{_subject_zh(data)}是 {data['model']}"]
-        if data.get("purchase_date"):
-            parts.append(f"购买于 {data['purchase_date']}")
-        parts.append(f"固件版本 {data['firmware']}")
-        if data.get("os"):
-            parts.append(f"系统是 {data['os']}")
-        if data.get("owner_email"):
-            parts.append(f"登记邮箱 {data['owner_email']}")
-        text = "，".join(parts) + "。"
-        entries, warnings = _event_log(data)
-        if entries:
-            text += f"它的事件日志有 {entries} 条记录，其中 {len(warnings)} 条是警告"
-            if warnings:
-                text += f"；最新一条警告：{warnings[-1]}"
-            text += "。"
-        return text, "这和您正在用的设备一致吗？"
-    fields = [f"{k}: {v}" for k, v in data.items() if _is_scalar(v)][:8]
-    body = "；".join(fields) if fields else preview(output, 300)
+def _raw_zh(name: str, text: str) -> tuple[str, str]:
+    return f"{name} 工具返回：{text or '空结果'}", "接下来您想怎么做？"
+
+
+def _error_zh(name: str, error: str, label: str) -> tuple[str, str]:
+    return f"{name} 查询没有成功：{error}。", f"能核对一下{label or '信息'}再发一次吗？"
+
+
+def _fields_zh(name: str, fields: list[str], fallback: str) -> tuple[str, str]:
+    body = "；".join(fields) if fields else fallback
     return f"{name} 工具返回：{body}。", "接下来您想怎么做？"
+
+
+def _warranty_zh(data: Mapping[str, Any]) -> tuple[str, str]:
+    subject = _subject_zh(data)
+    plan = str(data.get("plan") or "").strip()
+    cover = f"{plan} 保修" if plan and "warrant" not in plan.lower() else (plan or "保修")
+    if data.get("status") == "covered":
+        text = f"好消息：{subject}的{cover}仍在有效期内，到 {data['end_date']} 为止。"
+        if data.get("rma"):
+            text += f"我已经为您开了返修授权：{data['rma']}。"
+        return text, "需要我告诉您寄修的步骤吗？"
+    return (f"{subject}的{cover}状态是 {data['status']}（到期日 {data['end_date']}），"
+            "所以维修需要收费。", "需要我帮您申请付费维修的报价吗？")
+
+
+def _ticket_zh(data: Mapping[str, Any]) -> tuple[str, str]:
+    text = f"工单 {data['ticket_id']} 的状态是 {data['status']}"
+    if data.get("owner"):
+        text += f"，负责人是 {data['owner']}"
+    if data.get("last_update"):
+        text += f"，最近一次更新在 {data['last_update']}"
+    text += "。"
+    if data.get("latest_note"):
+        text += f"最新备注：{data['latest_note']}"
+    return text, "需要我在工单里补充什么吗？"
+
+
+def _device_zh(data: Mapping[str, Any]) -> tuple[str, str]:
+    parts = [f"{_subject_zh(data)}是 {data['model']}"]
+    if data.get("purchase_date"):
+        parts.append(f"购买于 {data['purchase_date']}")
+    parts.append(f"固件版本 {data['firmware']}")
+    if data.get("os"):
+        parts.append(f"系统是 {data['os']}")
+    if data.get("owner_email"):
+        parts.append(f"登记邮箱 {data['owner_email']}")
+    text = "，".join(parts) + "。"
+    entries, warnings = _event_log(data)
+    if entries:
+        text += f"它的事件日志有 {entries} 条记录，其中 {len(warnings)} 条是警告"
+        if warnings:
+            text += f"；最新一条警告：{warnings[-1]}"
+        text += "。"
+    return text, "这和您正在用的设备一致吗？"
 
 
 def _subject_zh(data: Mapping[str, Any]) -> str:
@@ -457,3 +475,23 @@ def _json_object(text: str) -> dict[str, Any] | None:
 
 def _is_scalar(value: Any) -> bool:
     return isinstance(value, (str, int, float, bool)) or value is None
+
+
+@dataclass(frozen=True)
+class _Wording:
+    """How one language words each kind of tool result (see :func:`tool_result_reply`)."""
+
+    raw: Callable[[str, str], tuple[str, str]]
+    error: Callable[[str, str, str], tuple[str, str]]
+    warranty: Callable[[Mapping[str, Any]], tuple[str, str]]
+    ticket: Callable[[Mapping[str, Any]], tuple[str, str]]
+    device: Callable[[Mapping[str, Any]], tuple[str, str]]
+    fields: Callable[[str, list[str], str], tuple[str, str]]
+    arguments: Mapping[str, str]
+
+
+_WORDING = {
+    "en": _Wording(_raw, _error, _warranty, _ticket, _device, _fields, _ARGUMENT_LABELS),
+    "zh": _Wording(_raw_zh, _error_zh, _warranty_zh, _ticket_zh, _device_zh, _fields_zh,
+                   _ARGUMENT_LABELS_ZH),
+}
