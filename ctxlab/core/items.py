@@ -60,12 +60,13 @@ def item_type(item: Mapping[str, Any]) -> str:
 
 def item_kind(item: Mapping[str, Any]) -> ItemKind:
     """A coarse kind for display and accounting (see :data:`ITEM_KINDS`)."""
+    role = item.get("role")
+    known_role = type(role) is str and role in MESSAGE_ROLES
+    if known_role and item.get("type", "message") == "message":
+        return role  # type: ignore[no-any-return]  # a plain message (most items): one lookup
     kind = item_type(item)
-    if kind == "message":
-        role = item.get("role")
-        if role in MESSAGE_ROLES:
-            return role  # type: ignore[return-value]
-        return "other"
+    if kind == "message":  # also {"type": None, "role": ...}
+        return role if known_role else "other"  # type: ignore[return-value]
     if kind in CALL_OUTPUT_TYPES:
         return "tool_call"
     if kind in OUTPUT_CALL_TYPES:

@@ -95,9 +95,7 @@ class RawLog:
             self._keys.append(None)
             suspect.add(index)
             return
-        role = item.get("role")  # the common case, a plain message: kind without a call
-        kind = (role if role in _MESSAGE_KINDS and item.get("type", "message") == "message"
-                else item_kind(item))
+        kind = item_kind(item)
         if kind in _MESSAGE_KINDS:  # the common case: no pairing, one lookup each
             emitted, key = kind == "assistant", None
             if kind == "user" and starts_turn(item):  # the one definition of a turn

@@ -155,12 +155,11 @@ class StateMemory:
             self._version, self._source = version, session
             self._stored_turn = _newest_turn(stored)
             return []
-        turn, state = self._turn, self.state.clone()
-        log = list(self.changes)
+        saved = self._save()
         try:
             changes = await self.feed(new)
         except Exception as exc:  # keep the old state; retry these items next time
-            self._turn, self.state, self.changes = turn, state, log
+            self._restore(saved)
             self.last_error = f"{type(exc).__name__}: {exc}"
             logger.warning("state extraction failed (will retry): %s", self.last_error)
             return []
@@ -247,15 +246,23 @@ class StateMemory:
         unstored = _unstored(current, self._stored_turn) if self.include_unstored else []
         if not unstored:
             return self.message()
-        turn, state, changes = self._turn, self.state.clone(), list(self.changes)
+        saved = self._save()
         try:
             await self.feed(unstored)
             return self.message()
         except Exception as exc:  # the state of the stored items still goes out
             logger.warning("state extraction of the current turn failed: %s", exc)
         finally:
-            self._turn, self.state, self.changes = turn, state, changes
+            self._restore(saved)
         return self.message()
+
+    def _save(self) -> tuple[int, SupportState, list[tuple[int | None, Change]]]:
+        """What :meth:`_restore` needs to undo a :meth:`feed`."""
+        return self._turn, self.state.clone(), list(self.changes)
+
+    def _restore(self, saved: tuple[int, SupportState, list[tuple[int | None, Change]]]
+                 ) -> None:
+        self._turn, self.state, self.changes = saved
 
 
 def _newest_turn(items: Sequence[Item]) -> list[Item]:

@@ -94,16 +94,11 @@ def window_suspects(log: RawLog, slots: list[Slot], runs: list[range] | None = N
     then the window needs no repair at all). ``runs`` (:meth:`Window.plain_runs`) gives
     the same answer without visiting every slot."""
     extra: set[int] = set()
-    starts = log.turn_starts
     suspects = log.suspects()
     hit = False
     if runs is not None:
         for run in runs:
-            turn = log.turn_of(run.start)
-            if turn is not None and starts[turn - 1] != run.start:  # enters inside a turn
-                end = starts[turn] if turn < len(starts) else len(log)
-                extra.update(range(run.start, end))
-                hit = True
+            hit = _rest_of_entered_turn(log, run.start, extra) or hit
             if not hit and suspects:
                 hit = (any(s in run for s in suspects) if len(suspects) < len(run)
                        else not suspects.isdisjoint(run))
@@ -114,15 +109,23 @@ def window_suspects(log: RawLog, slots: list[Slot], runs: list[range] | None = N
             previous = -2
             continue
         if slot != previous + 1:  # a run of raw items begins here
-            turn = log.turn_of(slot)
-            if turn is not None and starts[turn - 1] != slot:  # ... inside a turn
-                end = starts[turn] if turn < len(starts) else len(log)
-                extra.update(range(slot, end))
-                hit = True
+            hit = _rest_of_entered_turn(log, slot, extra) or hit
         if slot in suspects:
             hit = True
         previous = slot
     return (suspects | extra if extra else suspects), hit
+
+
+def _rest_of_entered_turn(log: RawLog, start: int, extra: set[int]) -> bool:
+    """When a run of raw items begins at ``start`` inside a turn, add the rest of that turn
+    to ``extra`` and say so."""
+    starts = log.turn_starts
+    turn = log.turn_of(start)
+    if turn is None or starts[turn - 1] == start:
+        return False
+    end = starts[turn] if turn < len(starts) else len(log)
+    extra.update(range(start, end))
+    return True
 
 
 def with_late_calls(log: RawLog, slots: list[Slot], reasons: list[str],

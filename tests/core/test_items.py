@@ -128,3 +128,14 @@ def test_model_safe_strips_private_keys_and_copies():
     assert unknown_keys(item) == ["_agents_tool_title", "metadata", "synthetic"]
     safe["content"][0]["text"] = "changed"
     assert item["content"][0]["text"] == "x"
+
+
+@pytest.mark.parametrize(("item", "kind"), [
+    ({"role": ["user"], "content": "a"}, "other"),              # a role that is not a string
+    ({"type": "function_call", "role": [1], "call_id": "c"}, "tool_call"),
+    ({"type": None, "role": "user", "content": "a"}, "user"),
+    ({"type": "message", "role": "tool", "content": "a"}, "other"),
+    ({"type": "function_call", "role": "user", "call_id": "c"}, "tool_call"),  # type wins
+])
+def test_item_kind_of_odd_items_never_raises(item, kind):
+    assert item_kind(item) == kind

@@ -374,22 +374,38 @@ def _event_log(data: Mapping[str, Any]) -> tuple[int, list[str]]:
 def _device(data: Mapping[str, Any]) -> tuple[str, str]:
     model = str(data["model"])
     article = "an" if model[:1].lower() in "aeiou" else "a"
-    parts = [f"{_subject(data)} is {article} {model}"]
-    if data.get("purchase_date"):
-        parts.append(f"bought {data['purchase_date']}")
-    parts.append(f"firmware {data['firmware']}")
-    if data.get("os"):
-        parts.append(f"running {data['os']}")
-    if data.get("owner_email"):
-        parts.append(f"assigned to {data['owner_email']}")
-    text = ", ".join(parts) + "."
+    return _device_reply(data, f"{_subject(data)} is {article} {model}", _DEVICE_EN)
+
+
+def _device_reply(data: Mapping[str, Any], lead: str, words: Mapping[str, str]
+                  ) -> tuple[str, str]:
+    """A device record as one sentence after ``lead``, then its event log, in ``words``."""
+    parts = [lead]
+    for key in ("purchase_date", "firmware", "os", "owner_email"):
+        if data.get(key) or key == "firmware":
+            parts.append(words[key].format(data[key]))
+    text = words["sep"].join(parts) + words["end"]
     entries, warnings = _event_log(data)
     if entries:
-        text += f" Its event log has {entries} entries, {len(warnings)} of them warnings"
+        text += words["log"].format(entries=entries, warnings=len(warnings))
         if warnings:
-            text += f"; the latest says: {warnings[-1]}"
-        text += "."
-    return text, "Does that match the device you are using?"
+            text += words["latest"].format(warnings[-1])
+        text += words["end"]
+    return text, words["question"]
+
+
+_DEVICE_EN = {
+    "purchase_date": "bought {}", "firmware": "firmware {}", "os": "running {}",
+    "owner_email": "assigned to {}", "sep": ", ", "end": ".",
+    "log": " Its event log has {entries} entries, {warnings} of them warnings",
+    "latest": "; the latest says: {}", "question": "Does that match the device you are using?",
+}
+_DEVICE_ZH = {
+    "purchase_date": "购买于 {}", "firmware": "固件版本 {}", "os": "系统是 {}",
+    "owner_email": "登记邮箱 {}", "sep": "，", "end": "。",
+    "log": "它的事件日志有 {entries} 条记录，其中 {warnings} 条是警告",
+    "latest": "；最新一条警告：{}", "question": "这和您正在用的设备一致吗？",
+}
 
 
 def _subject(data: Mapping[str, Any]) -> str:
@@ -439,22 +455,7 @@ def _ticket_zh(data: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def _device_zh(data: Mapping[str, Any]) -> tuple[str, str]:
-    parts = [f"{_subject_zh(data)}是 {data['model']}"]
-    if data.get("purchase_date"):
-        parts.append(f"购买于 {data['purchase_date']}")
-    parts.append(f"固件版本 {data['firmware']}")
-    if data.get("os"):
-        parts.append(f"系统是 {data['os']}")
-    if data.get("owner_email"):
-        parts.append(f"登记邮箱 {data['owner_email']}")
-    text = "，".join(parts) + "。"
-    entries, warnings = _event_log(data)
-    if entries:
-        text += f"它的事件日志有 {entries} 条记录，其中 {len(warnings)} 条是警告"
-        if warnings:
-            text += f"；最新一条警告：{warnings[-1]}"
-        text += "。"
-    return text, "这和您正在用的设备一致吗？"
+    return _device_reply(data, f"{_subject_zh(data)}是 {data['model']}", _DEVICE_ZH)
 
 
 def _subject_zh(data: Mapping[str, Any]) -> str:
