@@ -208,13 +208,17 @@ def probe_outcome(records: Sequence[TurnRecord], probe: Any) -> str:
     return "forgot" if obtained(records, probe) else "never obtained"
 
 
-def probe_table(records_by_label: Mapping[str, Sequence[TurnRecord]], probes: Sequence[Any]) -> str:
+def probe_table(records_by_label: Mapping[str, Sequence[TurnRecord]], probes: Sequence[Any],
+                *, reader: str | None = None) -> str:
     """A text table: one row per probe, one column per run (✓ recalled, ✗ forgot, ○ never
-    obtained: see :func:`probe_outcome`)."""
+    obtained: see :func:`probe_outcome`). ``reader`` names how the model read its window
+    (printed above the table, e.g. ``agent.model.reader_label``)."""
     labels = list(records_by_label)
     width = max(16, *(len(label) for label in labels))
     header = f"{'turn':>4}  {'fact':<10}  " + "  ".join(f"{label:^{width}}" for label in labels)
     lines = [header, "-" * len(header)]
+    if reader:
+        lines.insert(0, f"answers by the offline model, {reader}")
     for probe in probes:
         marks = [PROBE_MARKS[probe_outcome(records_by_label[label], probe)] for label in labels]
         lines.append(f"{probe.turn:>4}  {probe.fact:<10}  "
@@ -222,6 +226,37 @@ def probe_table(records_by_label: Mapping[str, Sequence[TurnRecord]], probes: Se
     totals = [sum(recalled(records_by_label[label], p) for p in probes) for label in labels]
     lines.append(f"{'':>4}  {'total':<10}  "
                  + "  ".join(f"{f'{t}/{len(probes)}':^{width}}" for t in totals))
+    return "\n".join(lines)
+
+
+def find_chances(records_by_label: Mapping[str, Sequence[TurnRecord]], probes: Sequence[Any],
+                 tools: Sequence[Any] = ()) -> str:
+    """A text table: for each probe and run, the chance that the realistic reader
+    (:mod:`ctxlab.course.offline.reader`) finds the probe's value in what the model was sent
+    at the probe's turn (the best-placed mention counts; "not in view" when it is absent),
+    and per run the expected number of facts found. It reads the recorded calls only (no
+    model is asked), and it is the same for every seed. ``tools`` are the agent's tools
+    (their schemas come before the history)."""
+    from .offline.reader import Layout, chance_of
+
+    labels = list(records_by_label)
+    width = max(14, *(len(label) for label in labels))
+    header = f"{'turn':>4}  {'fact':<10}  " + "  ".join(f"{label:^{width}}" for label in labels)
+    lines = ["chance that the realistic reader finds each fact (Liu et al. 2024)",
+             header, "-" * len(header)]
+    expected = dict.fromkeys(labels, 0.0)
+    for probe in probes:
+        cells = []
+        for label in labels:
+            call = records_by_label[label][probe.turn - 1].calls[0]
+            layout = Layout.of(call.instructions, call.items, tools)
+            found = chance_of(probe.expected, call.items, layout)
+            expected[label] += found
+            cells.append(f"{found:.0%}" if found else "not in view")
+        lines.append(f"{probe.turn:>4}  {probe.fact:<10}  "
+                     + "  ".join(f"{cell:^{width}}" for cell in cells))
+    lines.append(f"{'':>4}  {'expected':<10}  " + "  ".join(
+        f"{f'{expected[label]:.1f}/{len(probes)}':^{width}}" for label in labels))
     return "\n".join(lines)
 
 
