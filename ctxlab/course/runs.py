@@ -4,7 +4,10 @@
 session, and records per turn: the reply, the tool calls, the usage of every model call,
 and what every model call was sent, split into the parts a context window is made of
 (instructions and tool schemas, history, tool results, retrieved memory, new input).
-It observes through ``RunConfig(call_model_input_filter=...)`` and changes nothing.
+It observes through ``RunConfig(call_model_input_filter=...)`` and changes nothing in what
+the model is sent. A session with a summarizer (a :class:`~ctxlab.SummarizingSession`)
+gets it wrapped in a :class:`~ctxlab.summarizers.metered.MeteredSummarizer`, so every fold
+the turn triggered is recorded with its tokens and counted in the turn's totals.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from agents.run_config import CallModelData, ModelInputData
 
 from ..core.items import clone, is_output, item_kind, item_text
 from ..core.tokens import ITEM_OVERHEAD_TOKENS, get_token_counter, tool_schema_text
+from ..summarizers.metered import SummaryCall, metered
 
 #: The parts of one model call, in the order a context window is usually laid out.
 WINDOW_PARTS: tuple[str, ...] = (
@@ -43,22 +47,40 @@ class ModelCallRecord:
 
 @dataclass(frozen=True)
 class TurnRecord:
-    """One user turn: the question, the reply, and every model call it took."""
+    """One user turn: the question, the reply, every model call it took, and the
+    summarizer calls (folds) its session made while storing it."""
 
     turn: int
     user: str
     reply: str
     calls: list[ModelCallRecord]
     tool_calls: list[str] = field(default_factory=list)
+    summary_calls: list[SummaryCall] = field(default_factory=list)
 
     @property
-    def input_tokens(self) -> int:
-        """Input tokens billed for the turn (all model calls, tool loop included)."""
+    def agent_input_tokens(self) -> int:
+        """Input tokens of the agent's model calls (tool loop included)."""
         return sum(c.input_tokens or 0 for c in self.calls)
 
     @property
+    def summary_input_tokens(self) -> int:
+        return sum(c.input_tokens for c in self.summary_calls)
+
+    @property
+    def summary_output_tokens(self) -> int:
+        return sum(c.output_tokens for c in self.summary_calls)
+
+    @property
+    def input_tokens(self) -> int:
+        """Input tokens billed for the turn: every model call, the agent's (tool loop
+        included) and the summarizer's."""
+        return self.agent_input_tokens + self.summary_input_tokens
+
+    @property
     def output_tokens(self) -> int:
-        return sum(c.output_tokens or 0 for c in self.calls)
+        """Output tokens billed for the turn: the agent's replies and tool calls, and the
+        summaries written."""
+        return sum(c.output_tokens or 0 for c in self.calls) + self.summary_output_tokens
 
     @property
     def first_call_parts(self) -> dict[str, int]:
@@ -142,7 +164,11 @@ async def run_conversation(
     streamed: bool = False,
     max_turns: int = 10,
 ) -> list[TurnRecord]:
-    """Send each message in its own ``Runner.run`` with ``session``; record every turn."""
+    """Send each message in its own ``Runner.run`` with ``session``; record every turn
+    (the session's summarizer is metered: see the module docstring)."""
+    meter = metered(session)
+    if meter is not None:
+        meter.drain()  # folds made before this run belong to no turn of it
     config = run_config or RunConfig()
     recorder = ModelInputRecorder(inner=config.call_model_input_filter)
     config = replace(config, call_model_input_filter=recorder)
@@ -170,7 +196,9 @@ async def run_conversation(
             getattr(item.raw_item, "name", "") for item in result.new_items
             if getattr(item, "type", "") == "tool_call_item"
         ]
-        records.append(TurnRecord(number, message, str(result.final_output), calls, tool_calls))
+        folds = meter.drain() if meter is not None else []
+        records.append(TurnRecord(number, message, str(result.final_output), calls, tool_calls,
+                                  folds))
     return records
 
 
