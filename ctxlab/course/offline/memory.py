@@ -33,6 +33,7 @@ from ...core.statements import (
     find_done,
 )
 from ...summarizers.base import SUMMARY_SHADOW_PROMPT
+from ...summarizers.doubts import marked_uncertain
 
 _FROM_TOOLS = (f"({LABELS['from_tools']})", f"（{LABELS_ZH['from_tools']}）")
 _PREFIX = re.compile(r"^(?:\w+\s+)?\((?:turn|t)\s*\d+\):\s*"
@@ -71,6 +72,21 @@ def classify(items: Sequence[Mapping[str, Any]],
                     fact = replace(fact, source="tool_output")
             marked.append(fact)
         out[kind] = marked
+    return out
+
+
+def doubtful(items: Sequence[Mapping[str, Any]], facts: Mapping[str, list[Found]]) -> set[str]:
+    """Values a memory note in view marks as uncertain (``TCK-48123 [uncertain]``): the
+    model asks the customer to confirm them instead of using them."""
+    notes = memory_indices(items)
+    texts: dict[int, str] = {}
+    out: set[str] = set()
+    for found in facts.values():
+        for fact in found:
+            if fact.index in notes:
+                text = texts.setdefault(fact.index, item_text(items[fact.index]))
+                if marked_uncertain(text, fact.start + len(fact.value)):
+                    out.add(fact.value)
     return out
 
 

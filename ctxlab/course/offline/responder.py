@@ -38,7 +38,7 @@ from ...core.language import Language, conversation_language, language_of, lette
 from ...memory.playbook import match_symptoms
 from . import replies
 from .intents import Intent, normalize, read_intent
-from .memory import classify, plain, statements_in_view
+from .memory import classify, doubtful, plain, statements_in_view
 
 #: The tools the offline model knows how to use: name -> (argument, fact kind, action).
 KNOWN_TOOLS: dict[str, tuple[str, str, str]] = {
@@ -152,7 +152,7 @@ def plan_reply(
             kind: [f for f in mentions if see(f.index, f.start, f.value)]
             for kind, mentions in facts.items()}
         return Plan(text=replies.recall_answer(intent.recall, found, _output_tools(items),
-                                               language))
+                                               language, doubtful=doubtful(items, found)))
 
     if intent.wants_tool:
         plan = _plan_tools(intent, facts, tools, turn, allow_tools, language)
