@@ -210,7 +210,8 @@ def merge(record: HandoverRecord, rng: random.Random, *, markers: bool = False) 
 def question(record: HandoverRecord, rng: random.Random, *, markers: bool = False
              ) -> str | None:
     facts = record.facts
-    requests = facts.current_statements("constraint")
+    requests = [s for s in facts.current_statements("constraint")
+                if not s.text.startswith(("asked about", "问过"))]
     if not requests:
         return None
     said = rng.choice(requests)

@@ -202,6 +202,27 @@ async def run_conversation(
     return records
 
 
+async def run_each(
+    agent: Agent[Any],
+    user_messages: Sequence[str],
+    sessions: Mapping[str, Callable[[], Any]],
+    **options: Any,
+) -> dict[str, list[TurnRecord]]:
+    """:func:`run_conversation` once per labelled session factory, each on its own: a run
+    that fails (a real server's context overflowing, a timeout) is reported, with its error
+    message and what to try, and the others still run. Returns the runs that finished."""
+    runs: dict[str, list[TurnRecord]] = {}
+    for label, make in sessions.items():
+        try:
+            runs[label] = await run_conversation(agent, user_messages, make(), **options)
+        except Exception as exc:  # reported, not hidden: the next run still starts
+            print(f"{label}: this run failed and is left out of the tables below.\n"
+                  f"  {type(exc).__name__}: {exc}\n"
+                  "  If the model's context overflowed, raise the server's context size or "
+                  "compare shorter windows; the other runs go on.")
+    return runs
+
+
 def recalled(records: Sequence[TurnRecord], probe: Any) -> bool:
     """True when the reply at the probe's turn contains the expected value verbatim."""
     if probe.turn > len(records):

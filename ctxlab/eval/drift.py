@@ -192,3 +192,50 @@ async def drift_report(cases: Sequence[EvalCase], *, rate: float = 0.5, seed: in
                     kinds[answer_kind(probe)] += 1
         rows.append(DriftRow(strategy.title, summary, kinds))
     return DriftReport(rows, run, rate, seed)
+
+
+@dataclass(frozen=True)
+class FoldCheck:
+    """After one fold: the last folded turn, and how many facts of the answer key that the
+    folded turns established (and still current then) the summary does not present as
+    current."""
+
+    fold: int
+    turn: int
+    wrong: int
+    facts: int
+
+
+async def drift_over_folds(case: EvalCase, summarizer: Any, *, keep: int = 2,
+                           limit: int = 4) -> list[FoldCheck]:
+    """Feed ``case`` into a ``summarize:K/L`` session with ``summarizer`` the way the Runner
+    stores it and check the summary after every fold against the answer key."""
+    from .replay import runner_batches
+
+    session = SummarizingSession(keep_last_n_turns=keep, context_limit=limit,
+                                 summarizer=summarizer, session_id=f"drift-{case.id}")
+    checks: list[FoldCheck] = []
+    for batch in runner_batches(case.items):
+        before = session.summaries_applied
+        await session.add_items(batch)
+        if session.summaries_applied == before or session.summary is None:
+            continue
+        last = session.summary.turns[1]
+        wrong, due = wrong_in_summary(case, session.summary.text, last)
+        checks.append(FoldCheck(session.summaries_applied, last, wrong, due))
+    return checks
+
+
+def wrong_in_summary(case: EvalCase, text: str, last_turn: int) -> tuple[int, int]:
+    """(wrong, facts): of the answer-key facts established by ``last_turn`` and current
+    then, how many ``text`` does not present as current (:mod:`ctxlab.eval.use`)."""
+    from .use import read_use
+
+    due = [f for f in case.facts if f.first_turn is not None and f.first_turn <= last_turn
+           and f.current_at(last_turn)]
+    wrong = 0
+    for fact in due:
+        older = [f for f in case.facts if f.name == fact.name and f.value != fact.value]
+        if read_use(text, fact, older).use != "current":
+            wrong += 1
+    return wrong, len(due)
