@@ -481,6 +481,59 @@ async def check_memory_choice(spec: str | None) -> CheckResult:
     return await check(spec)
 
 
+# ---------------------------------------------------------------------------- lesson 06b
+
+#: Lesson 06b's exercise: the planted chats, the spec swept, and the values of k.
+TOP_K_CORPUS = "planted:4:30-50"
+TOP_K_SPEC = "trim:4+recall:{}"
+TOP_K_VALUES = range(1, 9)
+_TOP_K: dict[int, float] = {}
+
+
+async def _recall_at(k: int) -> float:
+    if k not in _TOP_K:
+        from .corpus import load_cases
+        from .evaluate import evaluate
+
+        run = await evaluate(load_cases(TOP_K_CORPUS), [TOP_K_SPEC.format(k)], answers=False)
+        _TOP_K[k] = run.summaries()[0].recall or 0.0
+    return _TOP_K[k]
+
+
+async def smallest_top_k() -> tuple[int, float]:
+    """The smallest k of :data:`TOP_K_VALUES` whose recall equals the best any k reaches,
+    and that recall. Recall's top-k snippets are nested (top 5 holds top 4), so recall never
+    falls as k grows: the best is at the largest k, and a binary search finds the edge."""
+    best = await _recall_at(max(TOP_K_VALUES))
+    low, high = min(TOP_K_VALUES), max(TOP_K_VALUES)
+    while low < high:
+        middle = (low + high) // 2
+        if await _recall_at(middle) >= best:
+            high = middle
+        else:
+            low = middle + 1
+    return low, best
+
+
+async def check_top_k(answer: Any) -> CheckResult:
+    """Lesson 06b: the smallest k for ``trim:4+recall:k`` that reaches the best recall of
+    k = 1..8 on the lesson's planted chats."""
+    if answer is None:
+        return _pending("`top_k`")
+    k = whole_number(answer)
+    if k is None or k not in TOP_K_VALUES:
+        return CheckResult(False, f"answer with a whole number from 1 to 8, got {answer!r}")
+    right, best = await smallest_top_k()
+    mine = await _recall_at(k)
+    if k == right:
+        return CheckResult(True, f"k={k}: {mine:.1%} of probed facts in view, the best any k "
+                                 "reaches; more snippets only add tokens")
+    if k < right:
+        return CheckResult(False, f"k={k} keeps {mine:.1%} in view; a larger k keeps {best:.1%}")
+    return CheckResult(False, f"k={k} reaches the best recall ({best:.1%}), but a smaller k "
+                              "does too")
+
+
 # ---------------------------------------------------------------------------- lesson 07
 
 #: A tool output that leaks more than the agent needs (the exercise's input).
