@@ -15,7 +15,8 @@ Targets (issue 12):
   state), over >= 200 conversations of 30-100 turns with updates;
 * the best offline summarizing strategy presents >= 95% of probed facts as current at
   <= 25% of the full history's tokens (reported with and without the fixed instructions
-  and tool schemas every request carries, averaged over all model calls);
+  and tool schemas every request carries, averaged over all model calls; every summarizer
+  call counted, priced as the LLMSummarizer request it stands for);
 * offline answer accuracy from ``summarize:2/4`` views >= 95% of asked probes;
 * constraints and commitments >= 95% kept (in view, and presented as current) by the
   summarize and state strategies.
@@ -42,12 +43,13 @@ def pct(value: float | None) -> str:
 
 
 def history_ratio(run: EvalRun, strategy: str, base: int) -> float:
-    """Input tokens over the full history's, both without the fixed instructions and tool
-    schemas every request carries."""
+    """Tokens spent over the full history's, both without the fixed instructions and tool
+    schemas every agent request carries; the summarizer's calls (every fold's input and
+    output) count in full."""
     sent = full = 0
     for result in run.results_for(strategy):
         for turn in result.turns:
-            sent += turn.tokens - turn.calls * base
+            sent += turn.tokens - turn.calls * base + turn.memory_tokens
             full += turn.full_tokens - turn.calls * base
     return sent / full if full else 0.0
 

@@ -456,3 +456,17 @@ __all__ = [
     "turn_starts",
     "validate_items",
 ]
+
+# Issue 21a: folds are priced (MeteredSummarizer); the offline model's realistic reader; the
+# drifting summarizer and the drift report (course and eval names load lazily).
+from .summarizers.metered import MeteredSummarizer  # noqa: E402
+
+_LAZY.update({
+    "DriftingSummarizer": ("ctxlab.course.drifting", "DriftingSummarizer"),
+    "RealisticReader": ("ctxlab.course.offline.reader", "RealisticReader"),
+    "drift_report": ("ctxlab.eval.drift", "drift_report"),
+    "find_chances": ("ctxlab.course.runs", "find_chances"),
+    "plot_reader_chance": ("ctxlab.viz.plots.reader", "plot_reader_chance"),
+})
+__all__ += ["DriftingSummarizer", "MeteredSummarizer", "RealisticReader", "drift_report",
+            "find_chances", "plot_reader_chance"]

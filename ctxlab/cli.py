@@ -6,6 +6,7 @@ Commands::
         --strategy summarize:2/4 --out results/
     python -m ctxlab replay chat.jsonl --strategy trim:4 --strategy summarize:2/4
     python -m ctxlab compare results/BASELINE.json results/CANDIDATE.json
+    python -m ctxlab drift --corpus planted:6:30-50 --rate 0.5 --every 3
     python -m ctxlab strategies
 
 Every command explains its options with ``--help``. Everything runs offline unless an API
@@ -143,6 +144,26 @@ def _parser() -> argparse.ArgumentParser:
                     help="regressions listed per category (default 10)")
     cp.add_argument("--fail-on-regression", action="store_true",
                     help="exit with status 1 when there is any regression (for CI)")
+
+    dr = sub.add_parser(
+        "drift", help="measure summary drift and what markers and rebuilds win back",
+        description="Evaluate planted conversations with a summarizer that makes seeded "
+                    "mistakes fold after fold (a copied identifier, merged problems, a request "
+                    "turned into a question), alone, with [uncertain] markers, with a rebuild "
+                    "from the raw log every N folds, and with both; next to the exact "
+                    "extractive summarizer. Prints facts presented as current, stale values, "
+                    "how the agent answered and the summarizer calls counted in the tokens.",
+        epilog=EPILOG_CORPORA, formatter_class=argparse.RawDescriptionHelpFormatter)
+    dr.add_argument("--corpus", action="append", metavar="SPEC",
+                    help="conversations with an answer key (repeatable; default "
+                         "planted:6:30-50)")
+    dr.add_argument("--rate", type=float, default=0.5, metavar="P",
+                    help="chance that a fold makes a mistake (default 0.5)")
+    dr.add_argument("--every", type=int, default=3, metavar="N",
+                    help="rebuild the summary from the raw log every N folds (default 3)")
+    dr.add_argument("--seed", type=int, default=0, help="seed of the mistakes (default 0)")
+    dr.add_argument("--summarize", default="2/4", metavar="K/L",
+                    help="keep_last_n_turns/context_limit (default 2/4)")
 
     sub.add_parser("strategies", help="list the strategy spec syntax and components",
                    description="List the strategy spec syntax and every registered component.")
@@ -301,6 +322,29 @@ async def _replay(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+async def _drift(args: argparse.Namespace, out: TextIO) -> int:
+    from .eval import load_corpora
+    from .eval.drift import drift_report
+
+    _positive(args.every, "--every")
+    if not 0 <= args.rate <= 1:
+        raise CliError(f"--rate must be between 0 and 1, got {args.rate}")
+    keep, sep, limit = args.summarize.partition("/")
+    if not sep or not keep.isdigit() or not limit.isdigit() or int(keep) > int(limit) \
+            or int(limit) < 1:
+        raise CliError(f"--summarize {args.summarize!r}: expected K/L with 0 <= K <= L, "
+                       "L >= 1, e.g. 2/4")
+    try:
+        cases = load_corpora(args.corpus or ["planted:6:30-50"])
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
+    report = await drift_report(cases, rate=args.rate, seed=args.seed, keep=int(keep),
+                                limit=int(limit), every=args.every)
+    print(f"{len(cases)} conversations, summarize:{keep}/{limit}", file=out)
+    print(report.table(), file=out)
+    return 0
+
+
 def _compare(args: argparse.Namespace, out: TextIO) -> int:
     from .eval import EvalRun, compare
 
@@ -331,6 +375,8 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
             return asyncio.run(_replay(args, out))
         if args.command == "compare":
             return _compare(args, out)
+        if args.command == "drift":
+            return asyncio.run(_drift(args, out))
         from .eval import strategy_help
 
         print(strategy_help(), file=out)

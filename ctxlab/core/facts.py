@@ -69,6 +69,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .cues import LABELS_ZH
@@ -352,6 +353,14 @@ def facts_in_text(
     if not isinstance(text, str):
         raise TypeError(f"facts_in_text expects a str, got {type(text).__name__}")
     wanted = _check_kinds(kinds)
+    return [Found(kind, value, index, source, start, span, stale)
+            for kind, value, start, span, stale in _facts_of(text, wanted)]
+
+
+@lru_cache(maxsize=16384)
+def _facts_of(text: str, wanted: frozenset[str]) -> tuple[tuple[str, str, int, str, bool], ...]:
+    """The facts of ``text`` as (kind, value, start, span, stale), by position; memoized:
+    evaluation and the offline model read the same item texts again and again."""
 
     def matches(pattern: _Pattern) -> Iterator[tuple[int, int, tuple[_Pattern, re.Match[str]]]]:
         for match in pattern.regex.finditer(text):
@@ -363,17 +372,16 @@ def facts_in_text(
                 continue
             yield start, end, (pattern, match)
 
-    found: list[Found] = []
+    found: list[tuple[str, str, int, str, bool]] = []
     marks = None
     for start, end, (pattern, match) in claim_in_order(matches(p) for p in _PATTERNS):
         if pattern.kind in wanted:
             span = " ".join(match.group(0).split())
             if marks is None:
                 marks = stale_marks(text)
-            found.append(Found(pattern.kind, text[start:end], index, source, start, span,
-                               marks.covers(start, end)))
-    found.sort(key=lambda f: f.start)
-    return found
+            found.append((pattern.kind, text[start:end], start, span, marks.covers(start, end)))
+    found.sort(key=lambda f: f[2])
+    return tuple(found)
 
 
 def find_facts(

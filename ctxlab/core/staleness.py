@@ -121,20 +121,38 @@ def _regions(text: str) -> list[tuple[int, int]]:
     return regions
 
 
+@lru_cache(maxsize=8192)
+def _line_regions(line: str) -> tuple[tuple[int, int], ...]:
+    return tuple(_regions(line))
+
+
+def _by_line(text: str) -> StaleMarks:
+    """Regions line by line (every cue ends at a line end), each line memoized: a view is
+    read again at every model call, mostly the same lines."""
+    regions: list[tuple[int, int]] = []
+    offset = 0
+    for line in text.split("\n"):
+        if line:
+            regions += [(offset + a, offset + b) for a, b in _line_regions(line)]
+        offset += len(line) + 1
+    return _merge(regions)
+
+
 @lru_cache(maxsize=512)
 def _cached(text: str) -> StaleMarks:
-    return _merge(_regions(text))
+    return _by_line(text)
 
 
 def stale_marks(text: str) -> StaleMarks:
-    """The stale regions of ``text`` (see the module docstring). Cached for short texts."""
+    """The stale regions of ``text`` (see the module docstring), read line by line: a cue
+    never reaches into the next line. Cached for short texts."""
     if not isinstance(text, str):
         raise TypeError(f"stale_marks expects a str, got {type(text).__name__}")
     if not text:
         return NO_MARKS
     if len(text) <= 20_000:
         return _cached(text)
-    return _merge(_regions(text))
+    return _by_line(text)
 
 
 def is_stale_at(text: str, start: int, end: int | None = None) -> bool:

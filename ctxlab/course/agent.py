@@ -21,7 +21,8 @@ from agents import Agent, FunctionTool, ModelSettings, OpenAIChatCompletionsMode
 from agents.models.interface import Model
 
 from .backends import Backend, choose_backend
-from .offline import catalog
+from .offline import OfflineSupportModel, catalog
+from .offline.reader import RealisticReader
 
 SUPPORT_INSTRUCTIONS = """\
 You are a patient IT support assistant. You help people with their laptops, phones,
@@ -89,6 +90,7 @@ def make_support_agent(
     instructions: str = SUPPORT_INSTRUCTIONS,
     tools: Sequence[Any] | None = None,
     model_settings: ModelSettings | None = None,
+    reader: RealisticReader | None = None,
 ) -> Agent[Any]:
     """The IT-support agent, on the given model.
 
@@ -103,6 +105,10 @@ def make_support_agent(
             OpenAI-compatible server: usage on streamed runs and a reply cap); for an
             ``OpenAIChatCompletionsModel`` passed directly, ``include_usage=True`` so that
             streamed runs report tokens; otherwise the SDK's defaults.
+        reader: on the offline model only, how it reads its window: None (every fact in
+            view is found) or a :class:`~ctxlab.course.offline.reader.RealisticReader`
+            ("lost in the middle", a labelled simulation). A real model reads as it reads,
+            so the argument is ignored for one.
     """
     if model is None:
         model = choose_backend()
@@ -110,9 +116,14 @@ def make_support_agent(
         raise TypeError(
             f"model_settings must be an agents ModelSettings, got {type(model_settings).__name__}"
         )
+    if reader is not None and not isinstance(reader, RealisticReader):
+        raise TypeError(f"reader must be None or a RealisticReader, got {type(reader).__name__}")
     if isinstance(model, Backend):
         model_settings = model_settings or model.model_settings
         model = model.model
+    if reader is not None and isinstance(model, OfflineSupportModel):
+        model = OfflineSupportModel(model.model_name, encoding=model.encoding,
+                                    words_per_delta=model.words_per_delta, reader=reader)
     elif model_settings is None and isinstance(model, OpenAIChatCompletionsModel):
         model_settings = ModelSettings(include_usage=True)
     if isinstance(model, str):

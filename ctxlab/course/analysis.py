@@ -7,6 +7,7 @@ wrong is "characters / 4" as a token count, and how much worse is it for Chinese
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -163,3 +164,45 @@ def token_comparison_table(rows: Sequence[TokenComparison]) -> str:
         lines.append(f"{r.label}{pad}  {r.chars:>5}  {r.exact:>5}  {r.estimate:>7}  "
                      f"{r.tokens_per_char:>11.2f}  {r.undercount:>17.2f}")
     return "\n".join(lines)
+
+
+#: tau-bench actions that carry out something the customer asked for: one task each (the
+#: lookups around them, such as ``get_reservation_details``, are part of a task).
+TASK_ACTIONS = frozenset({
+    "book_reservation", "cancel_reservation", "update_reservation_flights",
+    "update_reservation_baggages", "update_reservation_passengers", "send_certificate",
+    "transfer_to_human_agents",
+})
+
+
+@dataclass(frozen=True)
+class TaskStats:
+    """Tasks per conversation and user turns per task (median and 90th percentile), and the
+    ``max_turns`` that keeps one whole task of the 90th percentile in view."""
+
+    conversations: int
+    tasks_median: float
+    turns_per_task_median: float
+    turns_per_task_p90: float
+    max_turns: int
+
+
+def tasks_in(conversation: Conversation) -> int:
+    """How many tasks a conversation holds: the task actions among the correct tool calls
+    its record lists (``meta["actions"]``, as tau-bench's do); at least one."""
+    actions = conversation.meta.get("actions") or []
+    return max(1, sum(1 for a in actions if isinstance(a, Mapping)
+                      and a.get("name") in TASK_ACTIONS))
+
+
+def task_stats(conversations: Sequence[Conversation]) -> TaskStats:
+    """The source tutorial's second way to choose ``max_turns``: count the tasks (issues)
+    each conversation holds, divide its user turns by them, and keep enough turns for one
+    task of the 90th percentile (see :func:`tasks_in`)."""
+    if not conversations:
+        raise ValueError("no conversations to describe")
+    tasks = [tasks_in(c) for c in conversations]
+    per_task = sorted(c.turn_count / n for c, n in zip(conversations, tasks, strict=True))
+    p90 = per_task[min(len(per_task) - 1, round(0.9 * (len(per_task) - 1)))]
+    return TaskStats(len(tasks), statistics.median(tasks), statistics.median(per_task), p90,
+                     max(1, math.ceil(p90)))

@@ -11,7 +11,10 @@ memory implementation can make, so a lesson can run it next to ctxlab's correct 
   recomputing the fold boundary afterwards, which folds items the summarizer never saw;
 * :class:`RereadingSummarizer` (:mod:`ctxlab.course.rereading`): the first edition's
   extractive summarizer, which re-reads its own note on every fold, so superseded values
-  come back as current: every identifier stays in view, and the agent uses the wrong one.
+  come back as current: every identifier stays in view, and the agent uses the wrong one;
+* :class:`DriftingSummarizer` (:mod:`ctxlab.course.drifting`): a summarizer that now and
+  then copies an identifier wrong, merges two problems or turns a request into a
+  question, and carries each mistake into every later fold.
 """
 
 from __future__ import annotations
@@ -22,10 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.items import clone, is_user_message
+from .drifting import DriftingSummarizer
 from .rereading import RereadingSummarizer
 
-__all__ = ["RecheckingSummarizer", "RereadingSummarizer", "flatten_tool_items",
-           "last_n_items", "race_during_summary"]
+__all__ = ["DriftingSummarizer", "RecheckingSummarizer", "RereadingSummarizer",
+           "flatten_tool_items", "last_n_items", "race_during_summary"]
 
 
 def last_n_items(items: Sequence[dict[str, Any]], n: int) -> list[dict[str, Any]]:

@@ -4,7 +4,10 @@
 session, and records per turn: the reply, the tool calls, the usage of every model call,
 and what every model call was sent, split into the parts a context window is made of
 (instructions and tool schemas, history, tool results, retrieved memory, new input).
-It observes through ``RunConfig(call_model_input_filter=...)`` and changes nothing.
+It observes through ``RunConfig(call_model_input_filter=...)`` and changes nothing in what
+the model is sent. A session with a summarizer (a :class:`~ctxlab.SummarizingSession`)
+gets it wrapped in a :class:`~ctxlab.summarizers.metered.MeteredSummarizer`, so every fold
+the turn triggered is recorded with its tokens and counted in the turn's totals.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from agents.run_config import CallModelData, ModelInputData
 
 from ..core.items import clone, is_output, item_kind, item_text
 from ..core.tokens import ITEM_OVERHEAD_TOKENS, get_token_counter, tool_schema_text
+from ..summarizers.metered import SummaryCall, metered
 
 #: The parts of one model call, in the order a context window is usually laid out.
 WINDOW_PARTS: tuple[str, ...] = (
@@ -43,22 +47,40 @@ class ModelCallRecord:
 
 @dataclass(frozen=True)
 class TurnRecord:
-    """One user turn: the question, the reply, and every model call it took."""
+    """One user turn: the question, the reply, every model call it took, and the
+    summarizer calls (folds) its session made while storing it."""
 
     turn: int
     user: str
     reply: str
     calls: list[ModelCallRecord]
     tool_calls: list[str] = field(default_factory=list)
+    summary_calls: list[SummaryCall] = field(default_factory=list)
 
     @property
-    def input_tokens(self) -> int:
-        """Input tokens billed for the turn (all model calls, tool loop included)."""
+    def agent_input_tokens(self) -> int:
+        """Input tokens of the agent's model calls (tool loop included)."""
         return sum(c.input_tokens or 0 for c in self.calls)
 
     @property
+    def summary_input_tokens(self) -> int:
+        return sum(c.input_tokens for c in self.summary_calls)
+
+    @property
+    def summary_output_tokens(self) -> int:
+        return sum(c.output_tokens for c in self.summary_calls)
+
+    @property
+    def input_tokens(self) -> int:
+        """Input tokens billed for the turn: every model call, the agent's (tool loop
+        included) and the summarizer's."""
+        return self.agent_input_tokens + self.summary_input_tokens
+
+    @property
     def output_tokens(self) -> int:
-        return sum(c.output_tokens or 0 for c in self.calls)
+        """Output tokens billed for the turn: the agent's replies and tool calls, and the
+        summaries written."""
+        return sum(c.output_tokens or 0 for c in self.calls) + self.summary_output_tokens
 
     @property
     def first_call_parts(self) -> dict[str, int]:
@@ -142,7 +164,11 @@ async def run_conversation(
     streamed: bool = False,
     max_turns: int = 10,
 ) -> list[TurnRecord]:
-    """Send each message in its own ``Runner.run`` with ``session``; record every turn."""
+    """Send each message in its own ``Runner.run`` with ``session``; record every turn
+    (the session's summarizer is metered: see the module docstring)."""
+    meter = metered(session)
+    if meter is not None:
+        meter.drain()  # folds made before this run belong to no turn of it
     config = run_config or RunConfig()
     recorder = ModelInputRecorder(inner=config.call_model_input_filter)
     config = replace(config, call_model_input_filter=recorder)
@@ -170,8 +196,31 @@ async def run_conversation(
             getattr(item.raw_item, "name", "") for item in result.new_items
             if getattr(item, "type", "") == "tool_call_item"
         ]
-        records.append(TurnRecord(number, message, str(result.final_output), calls, tool_calls))
+        folds = meter.drain() if meter is not None else []
+        records.append(TurnRecord(number, message, str(result.final_output), calls, tool_calls,
+                                  folds))
     return records
+
+
+async def run_each(
+    agent: Agent[Any],
+    user_messages: Sequence[str],
+    sessions: Mapping[str, Callable[[], Any]],
+    **options: Any,
+) -> dict[str, list[TurnRecord]]:
+    """:func:`run_conversation` once per labelled session factory, each on its own: a run
+    that fails (a real server's context overflowing, a timeout) is reported, with its error
+    message and what to try, and the others still run. Returns the runs that finished."""
+    runs: dict[str, list[TurnRecord]] = {}
+    for label, make in sessions.items():
+        try:
+            runs[label] = await run_conversation(agent, user_messages, make(), **options)
+        except Exception as exc:  # reported, not hidden: the next run still starts
+            print(f"{label}: this run failed and is left out of the tables below.\n"
+                  f"  {type(exc).__name__}: {exc}\n"
+                  "  If the model's context overflowed, raise the server's context size or "
+                  "compare shorter windows; the other runs go on.")
+    return runs
 
 
 def recalled(records: Sequence[TurnRecord], probe: Any) -> bool:
@@ -208,13 +257,17 @@ def probe_outcome(records: Sequence[TurnRecord], probe: Any) -> str:
     return "forgot" if obtained(records, probe) else "never obtained"
 
 
-def probe_table(records_by_label: Mapping[str, Sequence[TurnRecord]], probes: Sequence[Any]) -> str:
+def probe_table(records_by_label: Mapping[str, Sequence[TurnRecord]], probes: Sequence[Any],
+                *, reader: str | None = None) -> str:
     """A text table: one row per probe, one column per run (✓ recalled, ✗ forgot, ○ never
-    obtained: see :func:`probe_outcome`)."""
+    obtained: see :func:`probe_outcome`). ``reader`` names how the model read its window
+    (printed above the table, e.g. ``agent.model.reader_label``)."""
     labels = list(records_by_label)
     width = max(16, *(len(label) for label in labels))
     header = f"{'turn':>4}  {'fact':<10}  " + "  ".join(f"{label:^{width}}" for label in labels)
     lines = [header, "-" * len(header)]
+    if reader:
+        lines.insert(0, f"answers by the offline model, {reader}")
     for probe in probes:
         marks = [PROBE_MARKS[probe_outcome(records_by_label[label], probe)] for label in labels]
         lines.append(f"{probe.turn:>4}  {probe.fact:<10}  "
@@ -222,6 +275,37 @@ def probe_table(records_by_label: Mapping[str, Sequence[TurnRecord]], probes: Se
     totals = [sum(recalled(records_by_label[label], p) for p in probes) for label in labels]
     lines.append(f"{'':>4}  {'total':<10}  "
                  + "  ".join(f"{f'{t}/{len(probes)}':^{width}}" for t in totals))
+    return "\n".join(lines)
+
+
+def find_chances(records_by_label: Mapping[str, Sequence[TurnRecord]], probes: Sequence[Any],
+                 tools: Sequence[Any] = ()) -> str:
+    """A text table: for each probe and run, the chance that the realistic reader
+    (:mod:`ctxlab.course.offline.reader`) finds the probe's value in what the model was sent
+    at the probe's turn (the best-placed mention counts; "not in view" when it is absent),
+    and per run the expected number of facts found. It reads the recorded calls only (no
+    model is asked), and it is the same for every seed. ``tools`` are the agent's tools
+    (their schemas come before the history)."""
+    from .offline.reader import Layout, chance_of
+
+    labels = list(records_by_label)
+    width = max(14, *(len(label) for label in labels))
+    header = f"{'turn':>4}  {'fact':<10}  " + "  ".join(f"{label:^{width}}" for label in labels)
+    lines = ["chance that the realistic reader finds each fact (Liu et al. 2024)",
+             header, "-" * len(header)]
+    expected = dict.fromkeys(labels, 0.0)
+    for probe in probes:
+        cells = []
+        for label in labels:
+            call = records_by_label[label][probe.turn - 1].calls[0]
+            layout = Layout.of(call.instructions, call.items, tools)
+            found = chance_of(probe.expected, call.items, layout)
+            expected[label] += found
+            cells.append(f"{found:.0%}" if found else "not in view")
+        lines.append(f"{probe.turn:>4}  {probe.fact:<10}  "
+                     + "  ".join(f"{cell:^{width}}" for cell in cells))
+    lines.append(f"{'':>4}  {'expected':<10}  " + "  ".join(
+        f"{f'{expected[label]:.1f}/{len(probes)}':^{width}}" for label in labels))
     return "\n".join(lines)
 
 

@@ -9,6 +9,12 @@ exactly as the Runner would (:class:`~ctxlab.eval.replay.StrategyReplay`), simul
 cache over every model call (:class:`~ctxlab.observe.prompt_cache.PromptCacheSim`) and
 prices both ways; :func:`cache_sweep` does it at several conversation lengths, to show where
 trimming stops paying off.
+
+A summarizing strategy's folds are model calls too: each one is counted (its request and
+the summary it wrote, :class:`~ctxlab.summarizers.metered.MeteredSummarizer`) and billed at
+the full input and output price with and without the cache (a fold's request starts with
+the summary prompt and then the previous summary, which changes at every fold, so the
+simulation gives it no cached prefix).
 """
 
 from __future__ import annotations
@@ -20,14 +26,17 @@ from typing import Any
 from ..core.turns import segment_turns
 from ..course.costs import PRICES, Price, cost_usd
 from ..observe.prompt_cache import CacheRules, PromptCacheSim
+from ..summarizers.metered import MeteredSummarizer
 from .replay import StrategyReplay
 from .strategies import Strategy, parse_strategy
 
 
 @dataclass(frozen=True)
 class CacheCost:
-    """One strategy on one conversation: tokens sent, tokens the cache served, and the
-    cost per 100 user turns without and with caching (USD)."""
+    """One strategy on one conversation: tokens sent (the agent's calls and the
+    summarizer's), tokens the cache served, and the cost per 100 user turns without and
+    with caching (USD); ``summary_calls`` folds read ``summary_input_tokens`` (part of
+    ``input_tokens``) and wrote ``summary_output_tokens``."""
 
     strategy: str
     turns: int
@@ -36,6 +45,19 @@ class CacheCost:
     cached_tokens: int
     cost_per_100_turns: float
     cached_cost_per_100_turns: float
+    summary_calls: int = 0
+    summary_input_tokens: int = 0
+    summary_output_tokens: int = 0
+
+    @property
+    def cost_per_chat(self) -> float:
+        """What the whole conversation cost without the cache (USD)."""
+        return self.cost_per_100_turns * self.turns / 100
+
+    @property
+    def cached_cost_per_chat(self) -> float:
+        """What the whole conversation cost with the cache (USD)."""
+        return self.cached_cost_per_100_turns * self.turns / 100
 
     @property
     def hit_rate(self) -> float:
@@ -75,9 +97,16 @@ async def cache_cost(
         cached += cost_usd(result.input_tokens, output_tokens_per_call, model, prices,
                            cached_tokens=result.cached_tokens)
         count += 1
+    meter = getattr(replay.session, "summarizer", None)
+    folds = meter.calls if isinstance(meter, MeteredSummarizer) else []
+    fold_in = sum(c.input_tokens for c in folds)
+    fold_out = sum(c.output_tokens for c in folds)
+    plain += cost_usd(fold_in, fold_out, model, prices)
+    cached += cost_usd(fold_in, fold_out, model, prices)
     turns = max(1, len(segment_turns(list(items)).turns))
-    return CacheCost(strategy.name, turns, count, sim.input_tokens, sim.cached_tokens,
-                     100 * plain / turns, 100 * cached / turns)
+    return CacheCost(strategy.name, turns, count + len(folds), sim.input_tokens + fold_in,
+                     sim.cached_tokens, 100 * plain / turns, 100 * cached / turns,
+                     len(folds), fold_in, fold_out)
 
 
 async def cache_costs(

@@ -10,12 +10,14 @@ themselves, with the offline backend, so they stay correct if the course data ch
 from __future__ import annotations
 
 import html
+import numbers
 import warnings
 from dataclasses import dataclass
 from typing import Any
 
 from agents import RunConfig, SQLiteSession
 
+from ..core.items import item_text
 from ..course.agent import make_support_agent
 from ..course.corpora import support_chat_script
 from ..course.costs import cost_usd
@@ -127,6 +129,18 @@ def check_run_cost(answer: float | None, records: list[TurnRecord],
 
 # ---------------------------------------------------------------------------- lesson 02
 
+def whole_number(answer: Any) -> int | None:
+    """``answer`` as an int when it is a whole number (``9``, ``9.0``, ``numpy.int64(9)``);
+    None otherwise (``9.5``, ``"9"``, ``True``)."""
+    if isinstance(answer, bool):
+        return None
+    if isinstance(answer, numbers.Integral):
+        return int(answer)
+    if isinstance(answer, numbers.Real) and float(answer).is_integer():
+        return int(answer)
+    return None
+
+
 async def _ticket_recalled(max_turns: int) -> bool:
     messages, probes = support_chat_script()
     probe = next(p for p in probes if p.fact == "ticket_id")
@@ -136,12 +150,18 @@ async def _ticket_recalled(max_turns: int) -> bool:
     return probe.expected in records[-1].reply
 
 
+_SMALLEST: list[int] = []
+
+
 async def smallest_window_for_ticket() -> int:
-    """The smallest ``max_turns`` for which the agent still answers the ticket question.
+    """The smallest ``max_turns`` for which the agent still answers the ticket question
+    (computed once per process).
 
     A larger window holds everything a smaller one does, so recall is monotone in
     ``max_turns`` and a binary search finds the edge.
     """
+    if _SMALLEST:
+        return _SMALLEST[0]
     low, high = 1, 20  # 20 turns hold the whole conversation up to the question
     while low < high:
         middle = (low + high) // 2
@@ -149,91 +169,160 @@ async def smallest_window_for_ticket() -> int:
             high = middle
         else:
             low = middle + 1
+    _SMALLEST.append(low)
     return low
 
 
-async def check_smallest_window(answer: int | None) -> CheckResult:
+async def check_smallest_window(answer: Any) -> CheckResult:
     """Lesson 02: the smallest TrimmingSession window that still recalls the ticket."""
     if answer is None:
         return _pending("`smallest_max_turns`")
-    if isinstance(answer, bool) or not isinstance(answer, int) or answer < 1:
+    turns = whole_number(answer)
+    if turns is None or turns < 1:
         return CheckResult(False, f"expected a positive whole number of turns, got {answer!r}")
     expected = await smallest_window_for_ticket()
-    if answer == expected:
+    if turns == expected:
         return CheckResult(True, f"max_turns={expected}: the ticket id is still in the window, "
                                  "and one turn less loses it")
-    if answer > expected:
-        return CheckResult(False, f"max_turns={answer} works but is not the smallest; look for "
+    if turns > expected:
+        return CheckResult(False, f"max_turns={turns} works but is not the smallest; look for "
                                   "the last turn where the ticket id appears, in any item")
-    return CheckResult(False, f"with max_turns={answer} the agent no longer sees the ticket id")
+    return CheckResult(False, f"with max_turns={turns} the agent no longer sees the ticket id")
 
 
 # ---------------------------------------------------------------------------- lesson 03
 
 #: Lesson 03's exercise: every (K, L) the check compares answers with.
 FOLD_GRID: tuple[tuple[int, int], ...] = tuple(
-    (keep, limit) for limit in range(1, 11) for keep in range(limit + 1))
-#: Lesson 03's exercise: the share of the full history's input tokens a setup may send.
+    (keep, limit) for limit in range(1, 9) for keep in range(limit + 1))
+#: Lesson 03's exercise: the share of the full history's tokens a setup may spend (the
+#: agent's calls and the summarizer's, input and output).
 FOLD_BUDGET = 0.60
 
 
-async def _summarizing_run(keep: int, limit: int) -> tuple[int, int, list[str]]:
-    """(folds, input tokens, facts missed) of the support chat under SummarizingSession."""
+@dataclass(frozen=True)
+class FoldRun:
+    """The support chat under one SummarizingSession setting: folds, every token spent
+    (agent and summarizer), the facts the agent could not recall, and the turns answered
+    without the previous turn in view verbatim."""
+
+    folds: int
+    tokens: int
+    missed: tuple[str, ...]
+    blind_turns: tuple[int, ...]
+
+
+def _spent(records: list[TurnRecord]) -> int:
+    return sum(r.input_tokens + r.summary_output_tokens for r in records)
+
+
+async def _summarizing_run(keep: int, limit: int) -> FoldRun:
     messages, probes = support_chat_script()
     agent = make_support_agent(OfflineSupportModel())
-    session = SummarizingSession(keep, limit, session_id=f"exercise-{keep}-{limit}")
+    session = SummarizingSession(keep_last_n_turns=keep, context_limit=limit,
+                                 session_id=f"exercise-{keep}-{limit}")
     records = await run_conversation(agent, messages, session, run_config=_QUIET)
-    missed = [p.fact for p in probes if p.expected not in records[p.turn - 1].reply]
-    return session.summaries_applied, sum(r.input_tokens for r in records), missed
+    missed = tuple(p.fact for p in probes if p.expected not in records[p.turn - 1].reply)
+    blind = tuple(r.turn for r in records[1:] if not any(
+        item.get("role") == "user" and item_text(item) == records[r.turn - 2].user
+        for item in r.calls[0].items[:-1]))
+    return FoldRun(session.summaries_applied, _spent(records), missed, blind)
 
 
-_FOLD_CACHE: dict[str, Any] = {}
+def fold_count(keep: int, limit: int, turns: int = 20) -> int:
+    """How many folds a SummarizingSession makes over ``turns`` user turns: a fold when more
+    than ``limit`` turns are unfolded, leaving ``keep`` (counted without running anything)."""
+    unfolded = folds = 0
+    for _ in range(turns):
+        unfolded += 1  # the Runner stores the new input: a fold may follow
+        if unfolded > limit:
+            folds += 1
+            unfolded = keep
+    return folds
 
 
-async def fewest_folds() -> tuple[int, int, dict[tuple[int, int], tuple[int, int, list[str]]]]:
-    """The fewest folds any (K, L) of :data:`FOLD_GRID` needs to answer all five probes
-    within :data:`FOLD_BUDGET` of the full history's tokens; with the full history's tokens
-    and every setting's result (computed once per process)."""
-    if not _FOLD_CACHE:
+_FOLD_CACHE: dict[Any, Any] = {}
+
+
+async def _cached_run(keep: int, limit: int) -> FoldRun:
+    if (keep, limit) not in _FOLD_CACHE:
+        _FOLD_CACHE[(keep, limit)] = await _summarizing_run(keep, limit)
+    return _FOLD_CACHE[(keep, limit)]
+
+
+async def full_history_tokens() -> int:
+    """Every token the support chat spends with the full history (computed once)."""
+    if "full" not in _FOLD_CACHE:
         messages, _ = support_chat_script()
         agent = make_support_agent(OfflineSupportModel())
         full = await run_conversation(agent, messages, SQLiteSession("exercise-full"),
                                       run_config=_QUIET)
-        full_tokens = sum(r.input_tokens for r in full)
-        results = {kl: await _summarizing_run(*kl) for kl in FOLD_GRID}
-        good = [folds for folds, used, missed in results.values()
-                if not missed and used <= FOLD_BUDGET * full_tokens]
-        _FOLD_CACHE.update(best=min(good), full=full_tokens, results=results)
-    return _FOLD_CACHE["best"], _FOLD_CACHE["full"], _FOLD_CACHE["results"]
+        _FOLD_CACHE["full"] = _spent(full)
+    return int(_FOLD_CACHE["full"])
 
 
-async def check_summarizing_setup(keep_last_n_turns: int | None,
-                                  context_limit: int | None) -> CheckResult:
-    """Lesson 03: a SummarizingSession that answers all five recall probes of the support
-    chat, sends at most 60% of the full history's input tokens, and folds as rarely as any
-    setting can under those two conditions (each fold is a summarizer call: cost and
-    latency with a real model)."""
+def _passes(run: FoldRun, full_tokens: int) -> bool:
+    return not run.missed and not run.blind_turns and run.tokens <= FOLD_BUDGET * full_tokens
+
+
+async def fewest_folds() -> tuple[int, int]:
+    """The fewest folds any (K, L) of :data:`FOLD_GRID` needs to keep the previous turn
+    verbatim at every turn, answer the five probes and spend at most :data:`FOLD_BUDGET` of
+    the full history's tokens; and the full history's tokens. Settings are tried from the
+    fewest folds up (folds are counted without a run), so only a few are run."""
+    full_tokens = await full_history_tokens()
+    if "best" not in _FOLD_CACHE:
+        levels = sorted({fold_count(k, lim) for k, lim in FOLD_GRID if k >= 1})
+        for level in levels:
+            tried = [kl for kl in FOLD_GRID if kl[0] >= 1 and fold_count(*kl) == level]
+            for keep, limit in tried:
+                if _passes(await _cached_run(keep, limit), full_tokens):
+                    _FOLD_CACHE["best"] = level
+                    break
+            if "best" in _FOLD_CACHE:
+                break
+    return int(_FOLD_CACHE["best"]), full_tokens
+
+
+async def check_summarizing_setup(keep_last_n_turns: Any, context_limit: Any) -> CheckResult:
+    """Lesson 03: a SummarizingSession that keeps the previous turn verbatim at every turn,
+    answers the five recall probes of the support chat, spends at most 60% of the full
+    history's tokens (every fold is a summarizer call, and counts), and folds as rarely as
+    any setting can under those conditions."""
     if keep_last_n_turns is None or context_limit is None:
         return _pending("`keep_last_n_turns` and `context_limit`")
+    keep, limit = whole_number(keep_last_n_turns), whole_number(context_limit)
+    if keep is None or limit is None:
+        return CheckResult(False, "keep_last_n_turns and context_limit are whole numbers of "
+                                  f"turns; got {keep_last_n_turns!r} and {context_limit!r}")
     try:
-        SummarizingSession(keep_last_n_turns, context_limit, session_id="exercise")
+        SummarizingSession(keep_last_n_turns=keep, context_limit=limit, session_id="exercise")
     except ValueError as exc:
         return CheckResult(False, str(exc))
-    best, full_tokens, results = await fewest_folds()
-    folds, used, missed = results.get((keep_last_n_turns, context_limit)) or \
-        await _summarizing_run(keep_last_n_turns, context_limit)
-    if missed:
-        return CheckResult(False, f"the agent could not recall: {', '.join(missed)}")
-    if used > FOLD_BUDGET * full_tokens:
-        return CheckResult(False, f"all probes answered, but {used:,} input tokens is "
-                                  f"{used / full_tokens:.0%} of the full history's "
-                                  f"{full_tokens:,} (the limit is 60%): fold a little sooner")
-    if folds > best:
-        return CheckResult(False, f"{folds} folds within {used / full_tokens:.0%} of the "
-                                  f"tokens; some setting needs only {best}: how often does a "
-                                  "session fold, given K and L?")
-    return CheckResult(True, f"{folds} folds (the fewest possible) with {used:,} input tokens, "
-                             f"{used / full_tokens:.0%} of the full history's {full_tokens:,}")
+    run = await _cached_run(keep, limit)
+    full_tokens = await full_history_tokens()
+    if run.blind_turns:
+        turn = run.blind_turns[0]
+        return CheckResult(False, f"at turn {turn} the agent did not see turn {turn - 1} "
+                                  f"verbatim ({len(run.blind_turns)} turns like that): a reply "
+                                  "such as \"Did that.\" must be read next to the step it "
+                                  "answers; keep at least the latest turn")
+    if run.missed:
+        return CheckResult(False, f"the agent could not recall: {', '.join(run.missed)}")
+    share = run.tokens / full_tokens
+    if run.tokens > FOLD_BUDGET * full_tokens:
+        return CheckResult(False, f"{run.folds} folds and {run.tokens:,} tokens (agent and "
+                                  f"summarizer), {share:.0%} of the full history's "
+                                  f"{full_tokens:,}; the limit is 60%: every fold reads the "
+                                  "summary prompt, the summary and the folded turns")
+    best, _ = await fewest_folds()
+    if run.folds > best:
+        return CheckResult(False, f"{run.folds} folds within {share:.0%} of the tokens; some "
+                                  f"setting needs only {best}: how often does a session fold, "
+                                  "given K and L?")
+    return CheckResult(True, f"{run.folds} folds (the fewest possible) with {run.tokens:,} "
+                             f"tokens (agent and summarizer), {share:.0%} of the full "
+                             f"history's {full_tokens:,}")
 
 
 # ---------------------------------------------------------------------------- lesson 04
@@ -390,6 +479,59 @@ async def check_memory_choice(spec: str | None) -> CheckResult:
     from .exercise import check_memory_choice as check
 
     return await check(spec)
+
+
+# ---------------------------------------------------------------------------- lesson 06b
+
+#: Lesson 06b's exercise: the planted chats, the spec swept, and the values of k.
+TOP_K_CORPUS = "planted:4:30-50"
+TOP_K_SPEC = "trim:4+recall:{}"
+TOP_K_VALUES = range(1, 9)
+_TOP_K: dict[int, float] = {}
+
+
+async def _recall_at(k: int) -> float:
+    if k not in _TOP_K:
+        from .corpus import load_cases
+        from .evaluate import evaluate
+
+        run = await evaluate(load_cases(TOP_K_CORPUS), [TOP_K_SPEC.format(k)], answers=False)
+        _TOP_K[k] = run.summaries()[0].recall or 0.0
+    return _TOP_K[k]
+
+
+async def smallest_top_k() -> tuple[int, float]:
+    """The smallest k of :data:`TOP_K_VALUES` whose recall equals the best any k reaches,
+    and that recall. Recall's top-k snippets are nested (top 5 holds top 4), so recall never
+    falls as k grows: the best is at the largest k, and a binary search finds the edge."""
+    best = await _recall_at(max(TOP_K_VALUES))
+    low, high = min(TOP_K_VALUES), max(TOP_K_VALUES)
+    while low < high:
+        middle = (low + high) // 2
+        if await _recall_at(middle) >= best:
+            high = middle
+        else:
+            low = middle + 1
+    return low, best
+
+
+async def check_top_k(answer: Any) -> CheckResult:
+    """Lesson 06b: the smallest k for ``trim:4+recall:k`` that reaches the best recall of
+    k = 1..8 on the lesson's planted chats."""
+    if answer is None:
+        return _pending("`top_k`")
+    k = whole_number(answer)
+    if k is None or k not in TOP_K_VALUES:
+        return CheckResult(False, f"answer with a whole number from 1 to 8, got {answer!r}")
+    right, best = await smallest_top_k()
+    mine = await _recall_at(k)
+    if k == right:
+        return CheckResult(True, f"k={k}: {mine:.1%} of probed facts in view, the best any k "
+                                 "reaches; more snippets only add tokens")
+    if k < right:
+        return CheckResult(False, f"k={k} keeps {mine:.1%} in view; a larger k keeps {best:.1%}")
+    return CheckResult(False, f"k={k} reaches the best recall ({best:.1%}), but a smaller k "
+                              "does too")
 
 
 # ---------------------------------------------------------------------------- lesson 07

@@ -11,7 +11,10 @@ records, per :class:`CaseResult`:
 * **answers** (optional): the probe asked through the agent, scored by exact match
   (:mod:`ctxlab.eval.answers`);
 * **tokens**: exact input tokens of every model call of every turn (tool loops included),
-  and what the full history would have sent for the same calls;
+  and what the full history would have sent for the same calls; and every summarizer call
+  the strategy made (a fold), with its input and output tokens
+  (:class:`~ctxlab.summarizers.metered.MeteredSummarizer`: the summarizer's own figures,
+  or the request an LLMSummarizer would send for the fold), in the turn that made it;
 * **validity**: :func:`ctxlab.validate_items` on the view of every model call (an invalid
   view is one the Responses API would reject; a probe's view is its turn's view with a
   question instead of the user's message, so it is not validated again);
@@ -32,6 +35,7 @@ from typing import Any, Literal
 from ..context import RequestCounter
 from ..core.items import item_text
 from ..core.validate import validate_items
+from ..summarizers.metered import MeteredSummarizer, SummaryCall
 from .answers import AnswerScope, ProbeAsker, wants_answer
 from .cases import EvalCase, KeyFact, RecallProbe
 from .replay import ModelCall, StrategyReplay
@@ -79,13 +83,22 @@ class ProbeResult:
 @dataclass(frozen=True)
 class TurnMetrics:
     """One user turn: model calls, their input tokens, the full history's for the same
-    calls, and the first call's tokens (what memory decided to send)."""
+    calls, and the first call's tokens (what memory decided to send); and the summarizer
+    calls (folds) the turn triggered, with their input and output tokens."""
 
     turn: int
     calls: int
     tokens: int
     full_tokens: int
     first_call_tokens: int
+    summary_calls: int = 0
+    summary_input_tokens: int = 0
+    summary_output_tokens: int = 0
+
+    @property
+    def memory_tokens(self) -> int:
+        """Tokens the summarizer read and wrote in this turn."""
+        return self.summary_input_tokens + self.summary_output_tokens
 
 
 @dataclass(frozen=True)
@@ -121,7 +134,26 @@ class CaseResult:
 
     @property
     def tokens(self) -> int:
+        """Input tokens of the agent's model calls."""
         return sum(t.tokens for t in self.turns)
+
+    @property
+    def summary_calls(self) -> int:
+        return sum(t.summary_calls for t in self.turns)
+
+    @property
+    def summary_input_tokens(self) -> int:
+        return sum(t.summary_input_tokens for t in self.turns)
+
+    @property
+    def summary_output_tokens(self) -> int:
+        return sum(t.summary_output_tokens for t in self.turns)
+
+    @property
+    def spent_tokens(self) -> int:
+        """Every token the strategy costs: the agent's input tokens and the tokens its
+        summarizer read and wrote."""
+        return self.tokens + self.summary_input_tokens + self.summary_output_tokens
 
     @property
     def full_tokens(self) -> int:
@@ -132,10 +164,11 @@ class CaseResult:
         return len(self.turns)
 
     def cumulative_tokens(self) -> list[int]:
-        """Input tokens sent so far after each turn (a running total of ``turns``)."""
+        """Tokens spent so far after each turn (a running total of ``turns``: the agent's
+        input tokens and the summarizer's)."""
         total, out = 0, []
         for t in self.turns:
-            total += t.tokens
+            total += t.tokens + t.memory_tokens
             out.append(total)
         return out
 
@@ -235,7 +268,11 @@ async def evaluate_case(
     tracker = _PressureTracker(case.facts)
     uses = UseTracker(case.facts, [item_text(it) for it in case.items], case.turn_starts)
     per_turn: dict[int, list[ModelCall]] = {}
+    meter = getattr(replay.session, "summarizer", None)
+    folds: dict[int, list[SummaryCall]] = {}
     async for call in replay.calls():
+        if isinstance(meter, MeteredSummarizer):
+            folds.setdefault(call.turn, []).extend(meter.drain())
         if call.warning:
             result.over_budget += 1
         if call.probe is None:  # a probe's view is its turn's history plus a question
@@ -254,11 +291,9 @@ async def evaluate_case(
         uses.check(call.turn, call.full_count, call.text)
         if call.step == 0 and case.facts:
             tracker.check(call)
-    for turn, calls in sorted(per_turn.items()):
-        result.turns.append(TurnMetrics(
-            turn=turn, calls=len(calls), tokens=sum(c.tokens for c in calls),
-            full_tokens=sum(c.full_tokens for c in calls), first_call_tokens=calls[0].tokens,
-        ))
+    if isinstance(meter, MeteredSummarizer):
+        folds.setdefault(0, []).extend(meter.drain())
+    result.turns = _turn_metrics(per_turn, folds)
     result.pressure = tracker.events
     result.use = uses.records()
     result.latency_ms = {op: [round(s * 1000, 4) for s in samples]
@@ -270,6 +305,24 @@ async def evaluate_case(
             "missing_identifiers": list(getattr(record, "missing_identifiers", ())),
         }
     return result
+
+
+def _turn_metrics(per_turn: dict[int, list[ModelCall]],
+                  folds: dict[int, list[SummaryCall]]) -> list[TurnMetrics]:
+    """One :class:`TurnMetrics` per turn; summarizer calls made after the last turn's model
+    calls (or outside any turn) are billed to the last turn."""
+    out = []
+    for turn, calls in sorted(per_turn.items()):
+        last = turn == max(per_turn)
+        made = [c for t, done in folds.items() if t == turn or (last and t not in per_turn)
+                for c in done]
+        out.append(TurnMetrics(
+            turn=turn, calls=len(calls), tokens=sum(c.tokens for c in calls),
+            full_tokens=sum(c.full_tokens for c in calls), first_call_tokens=calls[0].tokens,
+            summary_calls=len(made), summary_input_tokens=sum(c.input_tokens for c in made),
+            summary_output_tokens=sum(c.output_tokens for c in made),
+        ))
+    return out
 
 
 async def _probe(call: ModelCall, probe: RecallProbe, matchers: dict[str, KeyFact],

@@ -58,8 +58,13 @@ class StrategySummary:
     ``stale_rate`` the share of probes with a superseded value that saw the stale value
     instead of the current one;
     ``answer_accuracy`` the share of asked probes answered correctly (None when none was
-    asked). ``token_ratio`` is input tokens over what the full history sends for the same
-    model calls. ``repeated_tool_calls`` counts probes about a value that came from a tool
+    asked). ``input_tokens`` counts every model call's input: the agent's and the
+    summarizer's (``summary_calls`` folds, ``summary_input_tokens`` of input and
+    ``summary_output_tokens`` of output among them); ``token_ratio`` is every token the
+    strategy spends (those inputs and the summaries written) over what the full history
+    sends for the same agent calls, and ``cost_usd`` prices the inputs and the summaries'
+    output (the agent's own replies are the same for every strategy and left out).
+    ``repeated_tool_calls`` counts probes about a value that came from a tool
     output and was lost (the agent would have to call the tool again), plus tool calls the
     agent made while answering. Latency figures are per operation, in milliseconds.
     """
@@ -85,6 +90,9 @@ class StrategySummary:
     over_budget: int
     latency_ms: dict[str, dict[str, float]] = field(default_factory=dict)
     current_probes: int = 0
+    summary_calls: int = 0
+    summary_input_tokens: int = 0
+    summary_output_tokens: int = 0
     use_calls: int = 0
     use_current: int = 0
     use_stale: int = 0
@@ -111,8 +119,13 @@ class StrategySummary:
         return _rate(self.answers_correct, self.answer_probes)
 
     @property
+    def spent_tokens(self) -> int:
+        """Every token the strategy costs: model-call inputs and the summaries written."""
+        return self.input_tokens + self.summary_output_tokens
+
+    @property
     def token_ratio(self) -> float | None:
-        return _rate(self.input_tokens, self.full_tokens)
+        return _rate(self.spent_tokens, self.full_tokens)
 
     @property
     def cost_per_100_turns(self) -> float:
@@ -147,7 +160,9 @@ def summarize_results(results: Iterable[CaseResult], *, strategy: str, label: st
              "p95": round(_percentile(v, 0.95), 4), "max": round(max(v), 4)}
         for op, v in samples.items() if v
     }
-    tokens = sum(r.tokens for r in chosen)
+    summary_in = sum(r.summary_input_tokens for r in chosen)
+    summary_out = sum(r.summary_output_tokens for r in chosen)
+    tokens = sum(r.tokens for r in chosen) + summary_in
     uses = [u for r in chosen for u in r.use]
     return StrategySummary(
         strategy=strategy, label=label or strategy, cases=len(chosen),
@@ -158,7 +173,7 @@ def summarize_results(results: Iterable[CaseResult], *, strategy: str, label: st
         answer_probes=len(asked), answers_correct=sum(bool(p.correct) for p in asked),
         stale_answers=sum(bool(p.answer_stale) for p in asked),
         input_tokens=tokens, full_tokens=sum(r.full_tokens for r in chosen),
-        cost_usd=cost_usd(tokens, 0, model, prices),
+        cost_usd=cost_usd(tokens, summary_out, model, prices),
         invalid_calls=sum(r.invalid_calls for r in chosen),
         pressure_events=sum(len(r.pressure) for r in chosen),
         repeated_tool_calls=sum(1 for p in probes if p.from_tool and not p.passed)
@@ -166,6 +181,8 @@ def summarize_results(results: Iterable[CaseResult], *, strategy: str, label: st
         over_budget=sum(r.over_budget for r in chosen),
         latency_ms=latency,
         current_probes=sum(1 for p in probes if p.use == "current"),
+        summary_calls=sum(r.summary_calls for r in chosen), summary_input_tokens=summary_in,
+        summary_output_tokens=summary_out,
         use_calls=sum(u.calls for u in uses), use_current=sum(u.current for u in uses),
         use_stale=sum(u.stale for u in uses), use_missing=sum(u.missing for u in uses),
     )

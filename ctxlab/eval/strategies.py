@@ -43,6 +43,7 @@ from ..core.items import clone
 from ..memory import Recall, StateMemory
 from ..sessions.strategies import StrategySpec, strategies, whole_number
 from ..summarizers import ExtractiveSummarizer
+from ..summarizers.metered import MeteredSummarizer
 
 #: The budget a ContextManager gets when a strategy names no ``budget:T`` (no limit).
 NO_BUDGET = 10**12
@@ -191,7 +192,8 @@ def _session_base(spec: StrategySpec) -> Callable[[str | None, Any], Base]:
                 factory = isinstance(summarizer, type) or (
                     callable(summarizer) and not hasattr(summarizer, "summarize"))
                 chosen = summarizer() if factory else summarizer
-                extra["summarizer"] = chosen or ExtractiveSummarizer()
+                # metered: every fold is a summarizer call, and evaluation prices it
+                extra["summarizer"] = MeteredSummarizer(chosen or ExtractiveSummarizer())
             return spec.make(sid, **make_kwargs, **extra)
 
         return Base(spec.canonical(kwargs), spec.title(kwargs), make, params=kwargs)

@@ -13,6 +13,7 @@ from .base import (
 )
 from .extractive import ExtractiveSummarizer
 from .llm import LLMSummarizer
+from .metered import MeteredSummarizer, SummaryCall
 from .prompt import SUMMARY_PROMPT, SUMMARY_SECTIONS
 from .record import HandoverRecord
 from .transcript import render_transcript
@@ -24,7 +25,9 @@ __all__ = [
     "ExtractiveSummarizer",
     "HandoverRecord",
     "LLMSummarizer",
+    "MeteredSummarizer",
     "Summarizer",
+    "SummaryCall",
     "SummaryResult",
     "call_summarizer",
     "render_transcript",

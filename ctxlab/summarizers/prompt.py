@@ -72,7 +72,11 @@ Work through these checks before writing (do not show them):
   current.
 - Separate things stay separate: two devices each keep their own serial, firmware, error
   codes and tickets; name the device next to each value.
-- Certainty: anything not stated outright is marked UNVERIFIED; never guess or fill gaps.
+- Certainty: write [uncertain] right after any value or line you are not sure of (the
+  customer hedged, you inferred it, or the earlier note marks it so); never guess or fill
+  gaps. When a later message confirms an [uncertain] item, drop the marker; when a later
+  message contradicts it, the later message wins: write the new value without the
+  marker, and do not keep the uncertain one as an earlier value.
 - Language: write the note in the language the customer writes in (a Chinese conversation
   gets a Chinese note, headings included, in the same order); never translate
   identifiers, codes or quoted error text.
@@ -87,8 +91,8 @@ Rules:
   reservation and RMA numbers, account ids, emails, versions, dates, and error strings or
   codes word for word. Give each value's device (or "customer") in brackets. When a value
   changed, write the current one first, then "(earlier: <old> until turn N)".
-  Mark values that only came from tool results as "(from tools)". Elsewhere, refer to
-  identifiers by kind ("the serial") instead of repeating them.
+  Mark values that only came from tool results as "(from tools)". Elsewhere, quote a
+  value only while it is current; name a replaced one by its kind ("the old firmware").
 - Under "Constraints & Preferences", copy every constraint or preference the customer set
   ("email only, never call", "do not ship to a PO box", "away until the 14th") with the
   turn it was said in; when one was changed, keep only the current version and note the

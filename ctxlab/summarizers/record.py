@@ -37,7 +37,8 @@ from ..core.items import is_call, is_output, item_kind, item_text, pair_key
 from ..core.language import Language
 from ..core.statements import sentences
 from ..core.tracker import FactTracker, device_noun
-from .text import gist, is_question, last_question, scrub, tool_outcome
+from .doubts import Doubts
+from .text import gist, is_question, last_question, tool_outcome
 
 #: Version of :meth:`HandoverRecord.to_dict`'s format.
 RECORD_FORMAT = 1
@@ -103,6 +104,17 @@ OTHER_KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 _OTHER_LABEL = {kind: label for label, kinds in OTHER_KINDS for kind in kinds}
 
 
+_WORD = re.compile(r"[A-Za-z]{4,}")
+_STOP = frozenset({"please", "then", "that", "this", "what", "with", "your", "tell", "again",
+                   "still", "after", "from", "have", "about", "there", "they", "when", "will",
+                   "next", "know", "does", "done", "same", "just"})
+
+
+def _content_words(text: str) -> set[str]:
+    """Word stems (first five letters) of the longer words of an English text."""
+    return {w.lower()[:5] for w in _WORD.findall(text) if w.lower() not in _STOP}
+
+
 @dataclass
 class Issue:
     """A problem the customer reported, about ``entity``, open until ``resolved``."""
@@ -116,13 +128,15 @@ class Issue:
 @dataclass
 class Step:
     """A troubleshooting step: ``who`` (agent, customer or a tool's name) did ``action``
-    in ``turn``; ``result`` is what came of it (None while unknown)."""
+    in ``turn``; ``result`` is what came of it (None while unknown), reported in
+    ``result_turn``."""
 
     turn: int
     who: str
     action: str
     entity: str | None = None
     result: str | None = None
+    result_turn: int | None = None
 
 
 @dataclass
@@ -154,6 +168,7 @@ class HandoverRecord:
     awaiting: int | None = None  # index in steps of the step waiting for its result
     seq: int = 0
     seeded_from_text: bool = False
+    doubts: Doubts = field(default_factory=Doubts)
 
     # -- persistence -------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -170,7 +185,7 @@ class HandoverRecord:
             "opening": self.opening,
             "question": list(self.question) if self.question else None,
             "awaiting": self.awaiting, "seq": self.seq,
-            "seeded_from_text": self.seeded_from_text,
+            "seeded_from_text": self.seeded_from_text, "doubts": self.doubts.to_list(),
         }
 
     @classmethod
@@ -194,6 +209,7 @@ class HandoverRecord:
             question=(int(question[0]), str(question[1])) if question else None,
             awaiting=data.get("awaiting"), seq=int(data.get("seq", 0)),
             seeded_from_text=bool(data.get("seeded_from_text", False)),
+            doubts=Doubts(data.get("doubts", ())),
         )
 
     @property
@@ -213,6 +229,10 @@ class HandoverRecord:
             kind = item_kind(item)
             text = item_text(item)
             self.facts.observe(item)
+            if kind == "user":
+                self.doubts.hedged(text, self.facts)
+            if self.doubts.entries:
+                self.doubts.settle(self.facts)
             if kind == "user":
                 self._user(text)
             elif kind == "assistant":
@@ -240,23 +260,24 @@ class HandoverRecord:
         read as a memory note, values marked stale there stay stale."""
         self.facts.observe_text(text, "note")
         self.facts.letters.add(text)
+        self.doubts.from_note(text, self.facts)
         self._others(text)
         self.seeded_from_text = True
 
     def _user(self, text: str) -> None:
         self.seq += 1
         if self.opening is None:
-            self.opening = gist(scrub(text), self.gist_words * 2)
+            self.opening = gist(text, self.gist_words * 2)
         entity = self.facts.focus
         resolved = _RESOLVED.search(text) is not None and not _NEGATION.search(text)
         new_problem = _NEW_PROBLEM.search(text) is not None
-        if self.awaiting is not None and self.awaiting < len(self.steps):
-            step = self.steps[self.awaiting]
-            if (_OUTCOME.search(text) or resolved) and not new_problem:
-                step.result = gist(scrub(text), self.gist_words)
+        if (_OUTCOME.search(text) or resolved) and not new_problem:
+            step = self._step_answered(text)
+            if step is not None:
+                step.result, step.result_turn = gist(text, self.gist_words), self.turn
         self.awaiting = None  # a result is the customer's next message, or none came
         if _USER_ACTION.search(text) and not is_question(text):
-            self._step(Step(self.turn, "customer", gist(scrub(text), self.gist_words), entity))
+            self._step(Step(self.turn, "customer", gist(text, self.gist_words), entity))
         if resolved:
             open_ = [i for i in self.issues if i.resolved is None]
             mine = [i for i in open_ if i.entity == entity] or open_
@@ -272,8 +293,7 @@ class HandoverRecord:
                 if resolved:  # "That fixed it. Now a different problem: ..."
                     report = _NEW_PROBLEM_LEAD.sub("", report[_NEW_PROBLEM.search(
                         report).start():] if _NEW_PROBLEM.search(report) else report)
-                self.issues.append(Issue(entity, gist(scrub(report), self.gist_words * 2),
-                                         self.turn))
+                self.issues.append(Issue(entity, gist(report, self.gist_words * 2), self.turn))
                 self._bound_issues()
         self.question = None
 
@@ -290,7 +310,7 @@ class HandoverRecord:
             if len(actions) == 3:
                 break
         if actions:
-            action = gist(scrub(("；" if self.language == "zh" else "; ").join(actions)),
+            action = gist(("；" if self.language == "zh" else "; ").join(actions),
                           self.gist_words)
             last = self.steps[-1] if self.steps else None
             if (last is not None and last.who == "agent" and last.action == action
@@ -300,7 +320,7 @@ class HandoverRecord:
                 self._step(Step(self.turn, "agent", action, self.facts.focus))
             self.awaiting = len(self.steps) - 1
         question = last_question(text)
-        self.question = (self.turn, gist(scrub(question), self.gist_words)) if question else None
+        self.question = (self.turn, gist(question, self.gist_words)) if question else None
 
     def _call(self, call_id: str, name: str) -> None:
         self.pending.append(Pending(call_id, name, self.turn, self.facts.calls.get(call_id)
@@ -316,13 +336,26 @@ class HandoverRecord:
         stats = self.tools.setdefault(name, [0, 0, ""])
         stats[0] = int(stats[0]) + 1
         stats[1] = int(stats[1]) + (0 if ok else 1)
-        stats[2] = scrub(outcome)
+        stats[2] = outcome
         entity = waiting.entity if waiting else self.facts.focus
         turn = waiting.turn if waiting else self.turn
-        self._step(Step(turn, name, "called", entity, scrub(outcome)))
+        self._step(Step(turn, name, "called", entity, outcome, self.turn))
         if not ok:
             failed = "调用失败" if self.language == "zh" else "failed"
-            self._milestone(f"{name} {failed}: {scrub(outcome)}")
+            self._milestone(f"{name} {failed}: {outcome}")
+
+    def _step_answered(self, text: str) -> Step | None:
+        """The agent's step a customer's outcome report answers: the step of the agent's
+        last message, or (a late report, "still hot after cleaning the vents") the newest
+        recent step without a result that shares a word with the report."""
+        if self.awaiting is not None and self.awaiting < len(self.steps):
+            return self.steps[self.awaiting]
+        words = _content_words(text)
+        for step in reversed(self.steps[-6:]):
+            if (step.who == "agent" and step.result is None and self.turn - step.turn <= 6
+                    and words & _content_words(step.action)):
+                return step
+        return None
 
     def _step(self, step: Step) -> None:
         self.steps.append(step)

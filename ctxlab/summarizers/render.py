@@ -10,8 +10,12 @@ until turn 13)``: every ctxlab reader treats an ``earlier:`` note as no longer c
 last mentioned, so the last one is the one the conversation mentioned last. Values that
 only ever came from tool results are listed under their own bullet, ``Firmware (from
 tools): ...``, so a reader can prefer what the customer said, as it would in the raw
-conversation. Narrative sections name values by kind (``[serial]``) instead of repeating
-them.
+conversation. A narrative line (a step, a result, the status) quotes a value only while it
+is current; a value that was replaced since is written as its kind (``[firmware]``), so the
+line never presents an old value as current.
+
+Values and statements the record doubts (:mod:`ctxlab.summarizers.doubts`) are followed by
+an uncertainty marker, ``[uncertain]`` (``[待确认]`` in a Chinese note).
 
 Every bullet has shorter forms. While the text is over ``max_tokens``, the least important
 detail goes first, oldest first: tool health and environment details, milestones, resolved
@@ -37,8 +41,10 @@ from ..core import cues
 from ..core.facts import ALL_FACT_KINDS, facts_in_text
 from ..core.tokens import DEFAULT_ENCODING, get_token_counter
 from ..core.tracker import RECORDS, Period, Slot
+from .doubts import MARKERS
 from .prompt import SUMMARY_SECTIONS, summary_sections
 from .record import OTHER_KINDS, HandoverRecord
+from .text import scrub
 
 #: Tiers: a bullet's form is given up for the next shorter one lowest tier first.
 TOOLS, ENVIRONMENT, MILESTONES, RESOLVED, REVISIONS = 1.0, 1.5, 2.0, 3.0, 3.5
@@ -203,7 +209,31 @@ def render(record: HandoverRecord, *, max_steps: int = 8, max_tokens: int = 1200
     sections["Identifiers"] = _identifiers(record, language)
     sections["Current Status & Blockers"] = _status(record, language)
     sections["Next Recommended Step"] = [_must(_next_step(record, language))]
+    _scrub_narrative(out, record)
     return _fit(out, max_tokens)
+
+
+#: Sections whose lines quote what was said (values in them are scrubbed when superseded).
+NARRATIVE = ("Product & Environment", "Reported Issue", "Steps Tried & Results",
+             "Pending Actions", "Timeline Milestones", "Tool Performance Insights",
+             "Current Status & Blockers", "Next Recommended Step")
+
+
+def _scrub_narrative(out: Rendered, record: HandoverRecord) -> None:
+    """Write every value a narrative line quotes as its kind unless it is current (and not
+    doubted: a doubted value appears once, with its marker, under Identifiers)."""
+    facts = record.facts
+
+    def current(found: object) -> bool:
+        kind, value = found.kind, found.value  # type: ignore[attr-defined]
+        status = facts.status(kind, value)
+        return (status is not None and status.current
+                and not record.doubts.fact(status.entity, kind, value))
+
+    for key in NARRATIVE:
+        for bullet in out.sections.get(key, []):
+            bullet.forms = [(scrub(text, current, facts.kinds(text)) if text else text, tier)
+                            for text, tier in bullet.forms]
 
 
 def _fit(out: Rendered, max_tokens: int) -> str:
@@ -327,7 +357,10 @@ def _statements(record: HandoverRecord, kind: str, language: str) -> list[Bullet
             name = cues.CONSTRAINT_TOPICS_ZH.get(said.topic, said.topic) if language == "zh" \
                 else said.topic
             topic = w["topic"].format(topic=name)
-        base = w["statement"].format(topic=topic, n=said.turn, text=said.text)
+        text = said.text
+        if record.doubts.statement(said):
+            text += " " + MARKERS[language]
+        base = w["statement"].format(topic=topic, n=said.turn, text=text)
         earlier = facts.revisions(said)
         forms: list[tuple[str, float]] = []
         if earlier:
@@ -412,6 +445,8 @@ def _value_note(slot: Slot, value: str, since: int, earlier: Sequence[Period],
             value=readable(slot.kind, p.value, "", language), n=p.until) for p in shown)
         parts.append(w["earlier"].format(notes=notes))
     shown_value = readable(slot.kind, value, lead, language)
+    if record.doubts.fact(slot.entity, slot.kind, value):
+        shown_value += " " + MARKERS[language]
     return shown_value + _paren(w["parts"].join(parts), language) if parts else shown_value
 
 
@@ -551,9 +586,10 @@ def _status(record: HandoverRecord, language: str) -> list[Bullet]:
     if issue is not None:
         where = _label(record, issue.entity, language, space)
         bullets.append(_must(w["status_open"].format(where=where, n=issue.turn)))
-        last = next((s for s in reversed(record.steps) if s.entity == issue.entity
-                     and s.turn >= issue.turn and s.result is not None
-                     and s.who in ("agent", "customer")), None)
+        answered = [s for s in record.steps if s.entity == issue.entity
+                    and s.turn >= issue.turn and s.result is not None
+                    and s.who in ("agent", "customer")]
+        last = max(answered, key=lambda s: (s.result_turn or s.turn, s.turn), default=None)
         if last is not None:
             bullets.append(_must(w["last_result"].format(text=last.result)))
         if record.question is not None:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
-from ..core.facts import facts_in_text, kinds_for
+from ..core.facts import Found, facts_in_text, kinds_for
 from ..core.language import language_of
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -94,11 +94,15 @@ def tool_outcome(text: str) -> tuple[bool, str]:
     return not failed, gist(text, 12) or "empty"
 
 
-def scrub(text: str) -> str:
-    """``text`` with every typed fact value (ticket, serial, firmware, ...) replaced by its
-    kind in brackets: a summary lists those values once, with their status, under
-    Identifiers, so a narrative line never presents an old value as current."""
-    found = facts_in_text(text, kinds=kinds_for(text))
+def scrub(text: str, keep: Callable[[Found], bool] | None = None,
+          kinds: tuple[str, ...] | None = None) -> str:
+    """``text`` with typed fact values (ticket, serial, firmware, ...) replaced by their
+    kind in brackets, except those ``keep`` accepts (default: none kept): a summary lists
+    every value once, with its status, under Identifiers, so a narrative line must never
+    present an old value as current. ``kinds`` are the fact kinds read (default: the
+    text's, :func:`ctxlab.core.facts.kinds_for`)."""
+    found = [f for f in facts_in_text(text, kinds=kinds or kinds_for(text))
+             if keep is None or not keep(f)]
     if not found:
         return text
     labels = SCRUB_LABELS_ZH if language_of(text) == "zh" else SCRUB_LABELS

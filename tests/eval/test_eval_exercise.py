@@ -14,8 +14,9 @@ from ctxlab.eval.exercise import (
     TARGET_ANSWERS,
     TARGET_CURRENT,
     check_memory_choice,
-    exercise_run,
+    keeps_no_turn,
     shortfalls,
+    verdicts,
 )
 
 from conftest import arun
@@ -25,23 +26,48 @@ from conftest import arun
 SHOWN = list(dict.fromkeys([*DEFAULT_STRATEGIES, "budget:2000",
                             *(f"trim:{n}" for n in range(1, 11))]))
 PLAUSIBLE = ["summarize:3/6", "summarize:2/3", "trim:2+state", "trim:3+state+recall",
-             "trim:4+state+recall", "summarize:1/2+state", "budget:1500"]
+             "trim:4+state+recall", "summarize:1/2+state", "budget:1500", "summarize:1/2",
+             "summarize:1/3", "summarize:2/8"]
+#: Settings that pass only when folds are free or no turn is kept verbatim (issue 21).
+FREE_FOLDS = ["summarize:0/1", "summarize:0/2"]
+NO_TURN_KEPT = ["summarize:0/6", "summarize:0/8"]
 
 
 def test_a_strategy_that_meets_every_target_passes():
-    result = arun(check_memory_choice("summarize:1/2"))
+    result = arun(check_memory_choice("summarize:1/6"))
     assert result.passed is True and bool(result)
-    assert "summarize:1/2" in result.message and "answers" in result.message
+    assert "summarize:1/6" in result.message and "answers" in result.message
+    assert "summarizer calls included" in result.message
 
 
 def test_every_strategy_the_lesson_shows_and_the_plausible_ones_fail():
     rereading = replace(parse_strategy("summarize:2/4", summarizer=RereadingSummarizer),
                         name="summarize:2/4 (re-reads its notes)")
-    run = arun(exercise_run([*SHOWN, *PLAUSIBLE, rereading]))
-    passing = [s.strategy for s in run.summaries() if not shortfalls(s)]
+    judged = arun(verdicts([*SHOWN, *PLAUSIBLE, *FREE_FOLDS, rereading]))
+    passing = [name for name, s in judged.items() if not shortfalls(s)]
     assert passing == []
-    reread = run.summary(rereading.name)
+    reread = judged[rereading.name]
     assert reread.use_stale > 0 and "superseded value" in " ".join(shortfalls(reread))
+    for spec in FREE_FOLDS:  # they fail on cost now that every fold is counted
+        assert judged[spec].summary_calls > 0
+        assert "costs too much" in " ".join(shortfalls(judged[spec]))
+
+
+def test_folds_are_priced_so_folding_every_turn_is_not_free():
+    judged = arun(verdicts(["summarize:1/2", "summarize:1/6"]))
+    often, rarely = judged["summarize:1/2"], judged["summarize:1/6"]
+    assert often.summary_calls > 2 * rarely.summary_calls
+    assert often.summary_input_tokens > rarely.summary_input_tokens
+    assert often.token_ratio > rarely.token_ratio
+    unpriced = (often.input_tokens - often.summary_input_tokens) / often.full_tokens
+    assert unpriced < MAX_TOKEN_RATIO < often.token_ratio  # the old metric let it pass
+
+
+@pytest.mark.parametrize("spec", NO_TURN_KEPT + FREE_FOLDS)
+def test_a_summary_that_keeps_no_turn_verbatim_is_refused(spec):
+    assert keeps_no_turn(parse_strategy(spec))
+    result = arun(check_memory_choice(spec))
+    assert result.passed is False and "keeps no turn verbatim" in result.message
 
 
 @pytest.mark.parametrize(("answer", "reason"), [

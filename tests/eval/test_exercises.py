@@ -11,10 +11,7 @@ from ctxlab.course.runs import run_conversation
 from ctxlab.eval.exercises import (
     check_quickstart,
     check_run_cost,
-    check_smallest_window,
-    check_summarizing_setup,
     quickstart_items,
-    smallest_window_for_ticket,
 )
 
 from conftest import arun
@@ -55,31 +52,6 @@ def test_run_cost_check():
     assert check_run_cost(cost_usd(inputs, outputs, "gpt-4.1-mini"), records).passed is False
     assert check_run_cost("3 dollars", records).passed is False
     assert check_run_cost(None, records).passed is None
-
-
-def test_smallest_window_check():
-    expected = arun(smallest_window_for_ticket())
-    assert 1 < expected < 19
-    assert arun(check_smallest_window(expected)).passed is True
-    assert arun(check_smallest_window(expected - 1)).passed is False
-    assert "not the smallest" in arun(check_smallest_window(expected + 1)).message
-    assert arun(check_smallest_window(0)).passed is False
-
-
-def test_summarizing_check():
-    from ctxlab.eval.exercises import fewest_folds
-
-    best, _, results = arun(fewest_folds())
-    good = [kl for kl, (folds, _, _) in results.items() if folds == best]
-    passing = [kl for kl in good if arun(check_summarizing_setup(*kl)).passed]
-    assert passing and best <= 3
-    # every setting the lesson shows, and the plausible wrong answers, fail
-    for keep, limit in [(2, 3), (2, 4), (1, 2), (0, 1), (1, 1), (2, 2)]:
-        result = arun(check_summarizing_setup(keep, limit))
-        assert result.passed is False and "fewest" not in result.message, (keep, limit)
-    assert "60%" in arun(check_summarizing_setup(0, 10)).message  # one fold, too many tokens
-    assert arun(check_summarizing_setup(4, 2)).passed is False  # invariant violated
-    assert arun(check_summarizing_setup(None, 3)).passed is None
 
 
 def test_budget_check():

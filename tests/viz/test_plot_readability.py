@@ -29,6 +29,7 @@ from ctxlab.viz.plots import (
     plot_turn_distribution,
 )
 from ctxlab.viz.plots.figure import NOTEBOOK_WIDTH, SMALL_FONT
+from ctxlab.viz.plots.reader import plot_reader_chance
 
 from conftest import arun
 
@@ -70,6 +71,7 @@ FIGURES: dict[str, Callable[[], Figure]] = {
     "survival": lambda: plot_survival(RUN),
     "cost per 100 turns": lambda: plot_cost_per_100_turns({"tau-bench": RUN, "planted": RUN}),
     "sweep": lambda: plot_sweep(narrow_sweep()),
+    "reader chance": lambda: plot_reader_chance(marks=[("ticket id, turn 20", 0.12, 4112)]),
 }
 
 

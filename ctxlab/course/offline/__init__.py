@@ -22,6 +22,7 @@ from ...core.facts import (
 from ...memory.playbook import PLAYBOOK, PLAYBOOK_ZH, Symptom, SymptomMatch, match_symptoms
 from .catalog import AS_OF, DEVICES, TICKETS, device_record, ticket_status, warranty_status
 from .model import OFFLINE_MODEL_NAME, OfflineResult, OfflineSupportModel, stream_events
+from .reader import RealisticReader
 
 __all__ = [
     "AS_OF",
@@ -36,6 +37,7 @@ __all__ = [
     "Found",
     "OfflineResult",
     "OfflineSupportModel",
+    "RealisticReader",
     "Symptom",
     "SymptomMatch",
     "device_record",

@@ -18,7 +18,7 @@ block of recalled turns. The offline model reads them like any careful reader:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -33,6 +33,7 @@ from ...core.statements import (
     find_done,
 )
 from ...summarizers.base import SUMMARY_SHADOW_PROMPT
+from ...summarizers.doubts import marked_uncertain
 
 _FROM_TOOLS = (f"({LABELS['from_tools']})", f"（{LABELS_ZH['from_tools']}）")
 _PREFIX = re.compile(r"^(?:\w+\s+)?\((?:turn|t)\s*\d+\):\s*"
@@ -74,9 +75,28 @@ def classify(items: Sequence[Mapping[str, Any]],
     return out
 
 
-def statements_in_view(items: Sequence[Mapping[str, Any]]
+def doubtful(items: Sequence[Mapping[str, Any]], facts: Mapping[str, list[Found]]) -> set[str]:
+    """Values a memory note in view marks as uncertain (``TCK-48123 [uncertain]``): the
+    model asks the customer to confirm them instead of using them."""
+    notes = memory_indices(items)
+    texts: dict[int, str] = {}
+    out: set[str] = set()
+    for found in facts.values():
+        for fact in found:
+            if fact.index in notes:
+                text = texts.setdefault(fact.index, item_text(items[fact.index]))
+                if marked_uncertain(text, fact.start + len(fact.value)):
+                    out.add(fact.value)
+    return out
+
+
+def statements_in_view(items: Sequence[Mapping[str, Any]], *,
+                       see: Callable[[int, int, str], bool] | None = None,
                        ) -> tuple[list[Statement], list[Statement]]:
-    """The constraints and the commitments still in force in a view, oldest first."""
+    """The constraints and the commitments still in force in a view, oldest first.
+
+    ``see(index, start, text)`` says whether the reader finds a statement said at
+    character ``start`` of item ``index`` (None: it finds every one)."""
     notes = memory_indices(items)
     said: list[Statement] = []
     for index, item in enumerate(items):
@@ -84,11 +104,14 @@ def statements_in_view(items: Sequence[Mapping[str, Any]]
         if kind not in ("user", "assistant", "developer", "system"):
             continue
         text = item_text(item)
+        found: list[Statement] = []
         if kind == "user" or index in notes:
-            said += find_constraints(text)
+            found += find_constraints(text)
         if kind == "assistant" or index in notes:
-            found = find_commitments(text) + find_done(text)
-            said += sorted(found, key=lambda s: s.start)
+            found += sorted(find_commitments(text) + find_done(text), key=lambda s: s.start)
+        if see is not None:
+            found = [s for s in found if see(index, s.start, s.text)]
+        said += found
     current = current_statements(said)
     constraints = [s for s in current if s.kind == "constraint"]
     commitments = [s for s in current if s.kind == "commitment"]

@@ -71,6 +71,7 @@ from openai.types.responses.response_usage import InputTokensDetails, OutputToke
 
 from ...core.items import item_text
 from ...core.tokens import DEFAULT_ENCODING, count_request_tokens, get_token_counter
+from .reader import Layout, RealisticReader, reader_label
 from .responder import Plan, plan_reply, tool_specs
 
 if TYPE_CHECKING:
@@ -120,6 +121,10 @@ class OfflineSupportModel(Model):
         model_name: the name reported in responses and traces.
         encoding: the tokenizer used for usage figures (``o200k_base``, as GPT-4o/4.1/5).
         words_per_delta: how many words each streamed text delta carries (>= 1).
+        reader: None (the default) reads the window perfectly: any fact in the input is
+            found. A :class:`~ctxlab.course.offline.reader.RealisticReader` misses facts the
+            way a measured model does (by position in the window and the window's length,
+            "lost in the middle"): a labelled simulation for lessons that compare windows.
     """
 
     def __init__(
@@ -128,6 +133,7 @@ class OfflineSupportModel(Model):
         *,
         encoding: str = DEFAULT_ENCODING,
         words_per_delta: int = 4,
+        reader: RealisticReader | None = None,
     ) -> None:
         if not isinstance(model_name, str) or not model_name.strip():
             raise ValueError(f"model_name must be a non-empty string, got {model_name!r}")
@@ -135,13 +141,24 @@ class OfflineSupportModel(Model):
             raise TypeError(f"words_per_delta must be an int, got {type(words_per_delta).__name__}")
         if words_per_delta < 1:
             raise ValueError(f"words_per_delta must be >= 1, got {words_per_delta}")
+        if reader is not None and not isinstance(reader, RealisticReader):
+            raise TypeError("reader must be None or a RealisticReader, got "
+                            f"{type(reader).__name__}")
         get_token_counter(encoding)  # fail now, with a clear message, on a bad encoding
         self.model_name = model_name
+        self.reader = reader
         self.encoding = encoding
         self.words_per_delta = words_per_delta
 
     def __repr__(self) -> str:
-        return f"OfflineSupportModel(model_name={self.model_name!r})"
+        if self.reader is None:
+            return f"OfflineSupportModel(model_name={self.model_name!r})"
+        return f"OfflineSupportModel(model_name={self.model_name!r}, reader={self.reader!r})"
+
+    @property
+    def reader_label(self) -> str:
+        """How tables name the way this model reads its window."""
+        return reader_label(self.reader)
 
     # -- the simulator, without the SDK ---------------------------------------------
     def respond(
@@ -164,7 +181,12 @@ class OfflineSupportModel(Model):
                 f"got {type(system_instructions).__name__}"
             )
         tools = list(tools)
-        plan = plan_reply(system_instructions, items, tool_specs(tools), allow_tools=allow_tools)
+        see = None
+        if self.reader is not None:
+            layout = Layout.of(system_instructions, items, tools, encoding=self.encoding)
+            see = self.reader.seen(items, layout)
+        plan = plan_reply(system_instructions, items, tool_specs(tools), allow_tools=allow_tools,
+                          see=see)
         digest = _digest(system_instructions, items)
         output = _output_items(plan, digest)
         counter = get_token_counter(self.encoding)

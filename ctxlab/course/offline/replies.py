@@ -13,7 +13,7 @@ it is read back exactly as written.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,13 +95,24 @@ def join_words_zh(words: Sequence[str], conjunction: str = "和") -> str:
     return f"{'、'.join(words[:-1])}{conjunction}{words[-1]}"
 
 
+#: The answer for a value a memory note marks uncertain: named, not stated, and checked.
+UNSURE = ("My notes have {value} as your {label}, but marked as uncertain; could you confirm "
+          "it?")
+UNSURE_ZH = "我这边记的{label}是 {value}，但标了待确认，麻烦您再核对一下。"
+
+
 def recall_answer(
     kinds: Sequence[str],
     facts: Mapping[str, Sequence[Found]],
     tool_names: Mapping[int, str] | None = None,
     language: str = "en",
+    *,
+    doubtful: Collection[str] = (),
 ) -> str:
     """Answer "what was my ...?" for each kind, from ``facts`` only.
+
+    A value in ``doubtful`` (a memory note marks it uncertain) is not stated as fact: the
+    answer names it and asks the customer to confirm it.
 
     A kind with no fact gets the honest answer: the model does not see it and asks for it
     again. ``tool_names`` maps item indices of tool outputs to the tool's name, so a value
@@ -109,7 +120,7 @@ def recall_answer(
     of the answer (``"en"`` or ``"zh"``).
     """
     if language == "zh":
-        return _recall_answer_zh(kinds, facts, tool_names or {})
+        return _recall_answer_zh(kinds, facts, tool_names or {}, doubtful)
     sentences: list[str] = []
     missing: list[str] = []
     for kind in kinds:
@@ -117,6 +128,9 @@ def recall_answer(
         fact = latest_fact(found)
         if fact is None:
             missing.append(FACT_LABELS[kind])
+            continue
+        if fact.value in doubtful:
+            sentences.append(UNSURE.format(value=fact.value, label=FACT_LABELS[kind]))
             continue
         sentence = _RECALL_SENTENCE[kind].format(value=fact.value)
         if not fact.in_message:
@@ -138,7 +152,7 @@ def recall_answer(
 
 
 def _recall_answer_zh(kinds: Sequence[str], facts: Mapping[str, Sequence[Found]],
-                      tool_names: Mapping[int, str]) -> str:
+                      tool_names: Mapping[int, str], doubtful: Collection[str] = ()) -> str:
     sentences: list[str] = []
     missing: list[str] = []
     for kind in kinds:
@@ -146,6 +160,9 @@ def _recall_answer_zh(kinds: Sequence[str], facts: Mapping[str, Sequence[Found]]
         fact = latest_fact(found)
         if fact is None:
             missing.append(fact_label(kind, "zh"))
+            continue
+        if fact.value in doubtful:
+            sentences.append(UNSURE_ZH.format(value=fact.value, label=fact_label(kind, "zh")))
             continue
         sentence = _RECALL_SENTENCE_ZH[kind].format(value=fact.value)
         if not fact.in_message:

@@ -28,7 +28,7 @@ the model number, phone number and agreed date included
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +38,7 @@ from ...core.language import Language, conversation_language, language_of, lette
 from ...memory.playbook import match_symptoms
 from . import replies
 from .intents import Intent, normalize, read_intent
-from .memory import classify, plain, statements_in_view
+from .memory import classify, doubtful, plain, statements_in_view
 
 #: The tools the offline model knows how to use: name -> (argument, fact kind, action).
 KNOWN_TOOLS: dict[str, tuple[str, str, str]] = {
@@ -117,8 +117,14 @@ def plan_reply(
     tools: Mapping[str, ToolSpec],
     *,
     allow_tools: bool = True,
+    see: Callable[[int, int, str], bool] | None = None,
 ) -> Plan:
-    """The next move for this input (see the module docstring for the rules)."""
+    """The next move for this input (see the module docstring for the rules).
+
+    ``see(index, start, value)`` says whether a mention of ``value`` at character ``start``
+    of item ``index`` is found when the model must find a fact to answer a question about
+    it (None: every mention is; :class:`~ctxlab.course.offline.reader.RealisticReader`
+    misses some)."""
     last_user = next((i for i in range(len(items) - 1, -1, -1) if is_user_message(items[i])), None)
     if last_user is None:
         return Plan(text=replies.NO_USER_MESSAGE)
@@ -135,15 +141,18 @@ def plan_reply(
     facts = classify(items, find_facts(items, instructions=instructions, kinds=kinds))
     intent = read_intent(user_text)
     if intent.constraints or intent.commitments:
-        constraints, commitments = statements_in_view(items[:last_user])
+        constraints, commitments = statements_in_view(items[:last_user], see=see)
         return Plan(text=replies.statements_answer(
             [plain(s) for s in constraints] if intent.constraints else None,
             [plain(s) for s in commitments] if intent.commitments else None, language))
     if intent.data_request:
         return Plan(text=replies.DATA_REQUEST_ZH if zh else replies.DATA_REQUEST)
     if intent.recall:
-        return Plan(text=replies.recall_answer(intent.recall, facts, _output_tools(items),
-                                               language))
+        found = facts if see is None else {
+            kind: [f for f in mentions if see(f.index, f.start, f.value)]
+            for kind, mentions in facts.items()}
+        return Plan(text=replies.recall_answer(intent.recall, found, _output_tools(items),
+                                               language, doubtful=doubtful(items, found)))
 
     if intent.wants_tool:
         plan = _plan_tools(intent, facts, tools, turn, allow_tools, language)
