@@ -27,7 +27,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..memory.state import StatePatch, SupportState
-from ..records import RecordConflictError, RecordStore, check_user_id, open_records
+from ..records import (
+    RecordConflictError,
+    RecordStore,
+    UnknownUserError,
+    check_user_id,
+    open_records,
+)
 
 #: The record key the hub keeps a user's state under.
 HUB_KEY = "hub-state"
@@ -40,10 +46,6 @@ Change = Callable[[SupportState], "SupportState | Awaitable[SupportState | None]
 class HubConflictError(RecordConflictError):
     """A hub write lost the race: the user's state changed since it was read. Nothing was
     written; read the state again and re-apply the change (``MemoryHub.update`` does)."""
-
-
-class UnknownUserError(LookupError):
-    """No state (or memory) is stored for this user id."""
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,10 @@ class RecordConflictError(RecordError):
         self.deleted = deleted
 
 
+class UnknownUserError(RecordError, LookupError):
+    """Nothing is stored for this user id (the message says where it looked)."""
+
+
 class InvalidUserIdError(InvalidSessionIdError):
     """A user id (or record key) cannot be used as a storage key (the message says why)."""
 

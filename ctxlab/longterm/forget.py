@@ -1,0 +1,146 @@
+"""Forget a user everywhere: long-term memory, the shared hub, and their session logs.
+
+A support agent that is asked "delete everything you know about me" must not answer "I
+can't do that here" when the service *can*: :func:`forget_user` deletes the user's records
+in every record store it is given (each once, even when memory and hub share one), cancels
+their pending background writes (and any that still run are refused: the deletion bumped
+the records' epoch), and clears their sessions (every session of theirs that long-term
+memory knows, opened with ``open_session``, plus the ones passed in). It returns a
+:class:`DeletionReport`; for a user nothing is stored for, it raises
+:class:`~ctxlab.records.UnknownUserError` and changes nothing.
+
+:func:`forget_me_tool` makes that an Agents SDK function tool the agent calls. The user is
+the run's (``UserContext``), never a tool argument: the model cannot be talked into
+deleting someone else.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..hub.hub import MemoryHub
+from ..records import RecordStore, UnknownUserError, check_user_id
+from ..records.users import user_id_of
+from .memory import LongTermMemory
+from .record import MEMORY_KEY
+
+
+@dataclass(frozen=True)
+class DeletionReport:
+    """What :func:`forget_user` deleted: records per store, sessions and their items."""
+
+    user_id: str
+    records: dict[str, int] = field(default_factory=dict)
+    sessions: dict[str, int] = field(default_factory=dict)
+    cancelled_writes: int = 0
+
+    @property
+    def total(self) -> int:
+        return sum(self.records.values()) + sum(self.sessions.values())
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"user_id": self.user_id, "records": dict(self.records),
+                "sessions": len(self.sessions), "session_items": sum(self.sessions.values()),
+                "cancelled_writes": self.cancelled_writes}
+
+    def __str__(self) -> str:
+        stores = ", ".join(f"{n} record(s) in {where}" for where, n in self.records.items())
+        return (f"forgot user {self.user_id!r}: {stores or 'no records'}; "
+                f"{len(self.sessions)} session(s) with {sum(self.sessions.values())} item(s) "
+                "cleared")
+
+
+async def _session_items(session: Any) -> int:
+    raw = getattr(session, "raw_items", None)
+    items = await raw() if callable(raw) else await session.get_items()
+    return len(items)
+
+
+async def forget_user(
+    user_id: str,
+    *,
+    memory: LongTermMemory | None = None,
+    hub: MemoryHub | None = None,
+    stores: Iterable[RecordStore] = (),
+    sessions: Iterable[Any] = (),
+    open_session: Callable[[str], Any] | None = None,
+) -> DeletionReport:
+    """Delete everything stored about ``user_id`` (see the module docstring)."""
+    check_user_id(user_id)
+    targets: list[RecordStore] = []
+    for store in (memory.records if memory else None, hub.records if hub else None, *stores):
+        if store is not None and all(store is not t for t in targets):
+            targets.append(store)
+    found = {id(t): await t.keys(user_id) for t in targets}
+    to_clear = list(sessions)
+    if memory is not None and open_session is not None and MEMORY_KEY in found.get(
+            id(memory.records), []):
+        known = (await memory.get(user_id)).session_ids()
+        to_clear += [open_session(sid) for sid in known]
+    sizes = [await _session_items(s) for s in to_clear]
+    pending = memory._pending.get(user_id, set()) if memory else set()
+    if not any(found.values()) and not any(sizes) and not pending:
+        where = ", ".join(t.describe() for t in targets) or "no stores given"
+        raise UnknownUserError(f"nothing is stored for user {user_id!r} ({where}; "
+                               f"{len(to_clear)} session(s) given, all empty): nothing was "
+                               "deleted")
+    cancelled = len(pending)
+    if memory is not None:
+        for task in memory._pending.pop(user_id, set()):
+            task.cancel()
+    deleted = {t.describe(): await t.delete_namespace(user_id) for t in targets}
+    cleared: dict[str, int] = {}
+    for session, size in zip(to_clear, sizes, strict=True):
+        await session.clear_session()
+        cleared[str(getattr(session, "session_id", id(session)))] = size
+    return DeletionReport(user_id, deleted, cleared, cancelled)
+
+
+#: The tool's description, which tells the model when to call it.
+FORGET_TOOL_DESCRIPTION = (
+    "Permanently delete everything this service stores about the customer you are talking "
+    "to: long-term memory, shared customer state and conversation history. Call it only "
+    "when the customer has clearly asked to delete their data (right to erasure). It cannot "
+    "be undone."
+)
+
+
+def forget_me_tool(*, memory: LongTermMemory | None = None, hub: MemoryHub | None = None,
+                   stores: Iterable[RecordStore] = (),
+                   sessions_of: Callable[[str], Iterable[Any]] | None = None,
+                   open_session: Callable[[str], Any] | None = None,
+                   name: str = "delete_my_data") -> Any:
+    """A function tool that forgets the run's user (see the module docstring).
+
+    ``sessions_of(user_id)`` returns the user's live sessions to clear (the current one
+    included); ``open_session(session_id)`` opens a session long-term memory lists. The
+    tool answers with JSON: ``{"deleted": true, ...}`` and what was removed, or
+    ``{"deleted": false, "error": ...}`` when nothing was stored.
+    """
+    from agents import FunctionTool, RunContextWrapper
+
+    extra = list(stores)
+
+    async def invoke(context: RunContextWrapper[Any], arguments: str) -> str:
+        user = user_id_of(context)
+        live = list(sessions_of(user)) if sessions_of else []
+        try:
+            report = await forget_user(user, memory=memory, hub=hub, stores=extra,
+                                       sessions=live, open_session=open_session)
+        except UnknownUserError:
+            return json.dumps({"deleted": False, "error": "nothing is stored about you"})
+        return json.dumps({"deleted": True, **report.as_dict(),
+                           "what": ["long-term memory", "shared customer state",
+                                    "conversation history"]})
+
+    return FunctionTool(
+        name=name, description=FORGET_TOOL_DESCRIPTION,
+        params_json_schema={"type": "object", "properties": {}, "required": [],
+                            "additionalProperties": False},
+        on_invoke_tool=invoke, strict_json_schema=True)
+
+
+__all__ = ["DeletionReport", "forget_me_tool", "forget_user"]
