@@ -8,7 +8,9 @@ message: replies, tool calls and outputs) to an issue, by modest readable rules:
 
 1. a turn that names a device not seen yet (laptop, printer, 打印机, ...) opens a new issue
    about it (when it names several new ones, the first);
-2. a turn that names only devices already seen ("Back to my laptop") resumes that issue;
+2. a turn that names only devices already seen resumes one: the one after a resume phrase
+   ("back to my laptop", "回到笔记本"), else the last one named ("the printer is fine,
+   but the laptop still freezes");
 3. a turn that names an identifier (serial, ticket, order, RMA) first seen in an issue's
    turns resumes that issue;
 4. any other turn stays with the current issue.
@@ -49,6 +51,9 @@ _DEVICE = re.compile("|".join(
     (rf"\b{re.escape(w)}s?\b" if w.isascii() else re.escape(w)) for w, _ in DEVICE_WORDS),
     re.IGNORECASE)
 _SUBJECT = {w: s for w, s in DEVICE_WORDS}
+#: A resume phrase and the words after it ("back to my laptop", "回到笔记本的问题").
+_RESUME = re.compile(r"\b(?:back\s+to|return\s+to|go\s+on\s+with|continue\s+with)\b(.{0,30})"
+                     r"|(?:回到|再说|接着说|继续说|再回到|继续处理)(.{0,8})", re.IGNORECASE)
 #: Identifier kinds that tie a turn to the issue they were first seen in.
 ISSUE_KINDS = ("serial", "ticket", "order", "rma", "error_code", "firmware")
 
@@ -139,7 +144,9 @@ def split_issues(items: Sequence[Item]) -> IssueSplit:
             current = len(subjects) + 1
             subjects[new[0]] = current
         elif known:
-            current = subjects[known[0]]
+            resumed = devices_in(" ".join(m.group(1) or m.group(2) or ""
+                                          for m in _RESUME.finditer(text)))
+            current = subjects[next((d for d in resumed if d in subjects), known[-1])]
         else:
             owner = _owner(text, owners)
             if owner is not None:
