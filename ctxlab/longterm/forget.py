@@ -5,17 +5,24 @@ can't do that here" when the service *can*: :func:`forget_user` deletes the user
 in every record store it is given (each once, even when memory and hub share one), cancels
 their pending background writes (and any that still run are refused: the deletion bumped
 the records' epoch), and clears their sessions (every session of theirs that long-term
-memory knows, opened with ``open_session``, plus the ones passed in). It returns a
+memory knows, opened with ``open_session``, plus the ones passed in; an SQLite file behind
+a session is vacuumed afterwards, since a plain ``DELETE`` leaves the text readable in the
+file's free pages). It returns a
 :class:`DeletionReport`; for a user nothing is stored for, it raises
 :class:`~ctxlab.records.UnknownUserError` and changes nothing.
 
 :func:`forget_me_tool` makes that an Agents SDK function tool the agent calls. The user is
 the run's (``UserContext``), never a tool argument: the model cannot be talked into
 deleting someone else.
+
+What a deletion cannot reach: backups and replicas you keep elsewhere, and a Redis server's
+append-only file or snapshot, which hold old writes until Redis rewrites them
+(``BGREWRITEAOF``, the next ``BGSAVE``); schedule those for erasure requests.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -51,6 +58,35 @@ class DeletionReport:
         return (f"forgot user {self.user_id!r}: {stores or 'no records'}; "
                 f"{len(self.sessions)} session(s) with {sum(self.sessions.values())} item(s) "
                 "cleared")
+
+
+def _sqlite_file(session: Any) -> str | None:
+    """The SQLite file behind a session, if any (an SDK ``SQLiteSession`` on a file, or a
+    ctxlab session whose store is one)."""
+    for candidate in (session, getattr(session, "_store", None),
+                      getattr(getattr(session, "_store", None), "session", None)):
+        path = getattr(candidate, "db_path", None)
+        if path is not None and str(path) != ":memory:":
+            return str(path)
+    return None
+
+
+def scrub_sqlite_file(path: str) -> None:
+    """Rewrite an SQLite file so that deleted rows are gone from its bytes too.
+
+    ``DELETE`` only marks pages free: the text stays readable in the file and in its
+    write-ahead log until they are reused. ``VACUUM`` rebuilds the file from the live rows
+    and a ``TRUNCATE`` checkpoint empties the log.
+    """
+    import sqlite3
+
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.execute("VACUUM")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
 
 
 async def _session_items(session: Any) -> int:
@@ -93,9 +129,15 @@ async def forget_user(
             task.cancel()
     deleted = {t.describe(): await t.delete_namespace(user_id) for t in targets}
     cleared: dict[str, int] = {}
+    files: set[str] = set()
     for session, size in zip(to_clear, sizes, strict=True):
         await session.clear_session()
         cleared[str(getattr(session, "session_id", id(session)))] = size
+        path = _sqlite_file(session)
+        if path is not None:
+            files.add(path)
+    for path in sorted(files):
+        await asyncio.to_thread(scrub_sqlite_file, path)
     return DeletionReport(user_id, deleted, cleared, cancelled)
 
 
