@@ -7,6 +7,7 @@ Commands::
     python -m ctxlab replay chat.jsonl --strategy trim:4 --strategy summarize:2/4
     python -m ctxlab compare results/BASELINE.json results/CANDIDATE.json
     python -m ctxlab strategies
+    python -m ctxlab eval-handoffs | eval-sessions | eval-preload   (ctxlab.eval.beyond_cli)
 
 Every command explains its options with ``--help``. Everything runs offline unless an API
 key (or ``OPENAI_BASE_URL``) is set, in which case answer probes go to the real model.
@@ -144,6 +145,9 @@ def _parser() -> argparse.ArgumentParser:
     cp.add_argument("--fail-on-regression", action="store_true",
                     help="exit with status 1 when there is any regression (for CI)")
 
+    from .eval.beyond_cli import add_commands
+
+    add_commands(sub)  # eval-handoffs, eval-sessions, eval-preload
     sub.add_parser("strategies", help="list the strategy spec syntax and components",
                    description="List the strategy spec syntax and every registered component.")
     return parser
@@ -331,6 +335,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
             return asyncio.run(_replay(args, out))
         if args.command == "compare":
             return _compare(args, out)
+        if args.command.startswith("eval-"):
+            from .eval.beyond_cli import run_command
+
+            return asyncio.run(run_command(args, out))
         from .eval import strategy_help
 
         print(strategy_help(), file=out)

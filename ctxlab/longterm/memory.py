@@ -86,11 +86,14 @@ class LongTermMemory:
         notes_k: at most this many notes are recalled per message.
         threshold: the least BM25 score (0..1) a recalled note needs.
         clock: the time stamp of a session written without ``at=`` (default: now, UTC).
+        structured: whether recall shows the structured part (False: notes only, to
+            measure what retrieval alone brings back).
     """
 
     def __init__(self, records: RecordStore | str = "memory", *,
                  extractor: StateExtractor | None = None, notes_k: int = 3,
-                 threshold: float = 0.3, clock: Callable[[], str] = _today):
+                 threshold: float = 0.3, clock: Callable[[], str] = _today,
+                 structured: bool = True):
         if isinstance(notes_k, bool) or not isinstance(notes_k, int) or notes_k < 0:
             raise ValueError(f"notes_k must be an integer >= 0, got {notes_k!r}")
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not (
@@ -101,6 +104,7 @@ class LongTermMemory:
         self.notes_k = notes_k
         self.threshold = float(threshold)
         self.clock = clock
+        self.structured = bool(structured)
         self._pending: dict[str, set[asyncio.Task[Any]]] = {}
         #: Errors of background writes (a failed write is logged here, never raised into a
         #: reply): (user id, session id, error).
@@ -134,7 +138,8 @@ class LongTermMemory:
             memory = await self.get(user_id)
         except UnknownUserError:
             return Recollection(user_id, known=False)
-        return Recollection(user_id, True, render_structured(memory),
+        return Recollection(user_id, True,
+                            render_structured(memory) if self.structured else "",
                             tuple(self._search(memory.notes, query)), memory.language)
 
     def _search(self, notes: Sequence[Note], query: str) -> list[tuple[Note, float]]:

@@ -14,8 +14,10 @@ everything else is answered by :class:`~ctxlab.course.offline.OfflineSupportMode
    it (instead of the plain model's honest "I can't do that here");
 5. the message asks to return something and the order tools are offered -> call
    ``lookup_order`` (the latest order number in view) and ``get_return_policy``;
-6. the message refers to something said before ("that shop I mentioned") -> quote the
-   earlier customer statement that shares the most words with it, or say it is not there.
+6. the message refers to something said before ("that shop I mentioned") and is not one
+   of the plain model's recall questions (an identifier, "what did I ask you to keep in
+   mind?") -> quote the earlier customer statement that shares the most words with it, or
+   say it is not there.
 
 Handoff calls and their outputs are removed from what the plain model reads: they are
 routing, not conversation.
@@ -135,7 +137,9 @@ class OfflineTeamModel(OfflineSupportModel):
             return _call("delete_my_data", {})
         if rules.wants_return(text) and {"lookup_order", "get_return_policy"} <= specs.keys():
             return _return_calls(instructions, items, language)
-        if rules.refers_back(text):
+        intent = read_intent(text)
+        if rules.refers_back(text) and not (intent.constraints or intent.commitments
+                                            or intent.recall):
             return Plan(text=rules.mention_reply(rules.mentioned(text, items[:last]), language))
         return None
 
