@@ -11,7 +11,9 @@ the model answers in one call.
 It is a ``RunConfig(call_model_input_filter=...)``: it acts on the first model call of a
 turn only (when the input ends with the user's message), changes what that call is sent and
 never what the session stores. A rule whose arguments are not in the conversation yet (no
-order number) preloads nothing; a tool that fails preloads nothing; neither breaks the run.
+order number) preloads nothing; a tool that raises preloads nothing (an SDK function tool
+with its default error handling answers with an error message instead, which is preloaded
+as the model's own call would have received it); neither breaks the run.
 The counters (:attr:`Preloader.stats`) say how many turns were preloaded and how many tool
 calls that made.
 """

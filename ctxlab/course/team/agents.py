@@ -67,7 +67,7 @@ def make_support_team(model: Backend | Model | str | None = None, *,
     repair = make_support_agent(model, name="Repair desk", instructions=REPAIR_INSTRUCTIONS,
                                 tools=[check_warranty, lookup_device])
     repair.handoff_description = "the repair desk, for devices that need a repair"
-    human = human_agent(queue or HumanQueue())
+    human = human_agent(queue if queue is not None else HumanQueue())
     return connect({"support": support, "repair": repair, "human": human},
                    {"support": ["repair", "human"], "repair": ["human"]},
                    input_filter=input_filter)
