@@ -60,7 +60,7 @@ def test_a_return_is_answered_in_one_model_call_and_the_session_stores_no_preloa
 
 
 def test_nothing_is_preloaded_without_the_argument_or_when_the_tool_fails():
-    agent, preloader = setup()
+    _, preloader = setup()
 
     async def go():
         none = await preloader.preload([user("I want to return it.")])
