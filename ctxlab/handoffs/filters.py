@@ -21,6 +21,9 @@ Four filters, each a small class whose :attr:`~HistoryFilter.last_view` shows wh
 The SDK's own :func:`agents.extensions.handoff_filters.nest_handoff_history` (a transcript
 flattened into one assistant message) and ``remove_all_tools`` compose with these as usual.
 
+:class:`IssueFocus` gives one agent the same per-issue view when a customer comes back to an
+earlier issue without any handoff (a ``call_model_input_filter``).
+
 Every view is checked with :func:`ctxlab.validate_items`: pairs whole, message forms both SDK
 model classes accept (the summary is a plain ``{"role": "assistant", "content": text}``
 message after a plain user line, as summarizing sessions send it).
@@ -169,6 +172,44 @@ class IssueHandover(HandoverSummary):
         body = await self.summary(list(mine))
         note = await customer_note(split, issue.subject, body)
         return [*summary_pair(note, _language(before)), *current, *step]
+
+
+class IssueFocus:
+    """The per-issue view for one agent across a pause: a ``call_model_input_filter``.
+
+    Without a handoff, the same agent meets the same problem: back on the laptop after the
+    printer, its input is the whole chat. On a turn that resumes an earlier issue (the
+    previous turn belonged to another one), this filter sends what :class:`IssueHandover`
+    would: the resumed issue's handover and the current turn; other turns are sent as they
+    are. It changes what the model is sent, never what the session stores.
+    """
+
+    def __init__(self, summarizer: Any = None, *, always: bool = False):
+        self.handover = IssueHandover(summarizer)
+        self.always = always
+        self.focused = 0
+
+    def __repr__(self) -> str:
+        return f"IssueFocus(always={self.always})"
+
+    def resumes(self, items: Sequence[Mapping[str, Any]]) -> bool:
+        """True when the input's current turn belongs to an issue the previous turn did not."""
+        split = split_issues(items)
+        turns = split.turn_issue
+        if not turns or turns[-1] == 0:
+            return False
+        return self.always or (len(turns) > 1 and turns[-2] != turns[-1]
+                               and turns[-1] in turns[:-1])
+
+    async def __call__(self, data: Any) -> Any:
+        from agents.run_config import ModelInputData
+
+        items = [model_safe(i) for i in data.model_data.input]
+        if not self.resumes(items):
+            return data.model_data
+        view = await self.handover.view(items, [])
+        self.focused += 1
+        return ModelInputData(input=view, instructions=data.model_data.instructions)
 
 
 async def customer_note(split: IssueSplit, subject: str, body: str = "") -> str:

@@ -122,6 +122,18 @@ class IssueSplit:
         turns = [t for t in self.issue(number).turns if before is None or t < before]
         return self.turn_items(turns)
 
+    def describe(self, width: int = 70) -> str:
+        """One line per user turn: its number, its issue, and the start of the message."""
+        lines = []
+        seg = segment_turns(self.items)
+        for turn, number in zip(seg.turns, self.turn_issue, strict=True):
+            label = "customer" if number == CUSTOMER else self.issue(number).subject
+            text = " ".join(item_text(self.items[turn.start]).split())
+            if len(text) > width:
+                text = text[: width - 1] + "…"
+            lines.append(f"t{turn.number:<3}{label:<16}{text}")
+        return "\n".join(lines)
+
     def customer_items(self) -> list[Item]:
         """The items of the customer part (turns before any device was named)."""
         return self.turn_items([n + 1 for n, i in enumerate(self.turn_issue) if i == CUSTOMER])
