@@ -84,6 +84,7 @@ class HandoffOutcome:
     facts: int
     tokens: int
     reply: str = ""
+    checked: str = ""  # the serial the repair desk checked first ("" when it checked none)
 
 
 async def run_handoff(case: MultiIssueCase, mode: str, *, model: Any = None) -> HandoffOutcome:
@@ -120,7 +121,7 @@ async def run_handoff(case: MultiIssueCase, mode: str, *, model: Any = None) -> 
         kept_in_view=sum(_holds(text, v) for v in a.facts.values()),
         foreign_in_view=sum(_holds(text, v) for v in foreign),
         facts=len(a.facts), tokens=count_items_tokens(view),
-        reply=str(result.final_output or ""))
+        reply=str(result.final_output or ""), checked=checked[0] if checked else "")
 
 
 async def _ask(view: Sequence[Mapping[str, Any]], case: MultiIssueCase,

@@ -37,7 +37,6 @@ from typing import Any
 from ..core.items import item_text, model_safe
 from ..core.turns import segment_turns
 from ..core.validate import repair, validate_items
-from ..memory.render import render_state
 from ..memory.state import SupportState
 from ..summarizers.base import call_summarizer
 from ..summarizers.extractive import ExtractiveSummarizer
@@ -232,13 +231,30 @@ async def customer_note(split: IssueSplit, subject: str, body: str = "") -> str:
     return "\n".join(part for part in (head, customer, body) if part)
 
 
+_CUSTOMER_WORDS = {
+    "en": {"head": "customer: ", "requests": "standing requests: ", "promises": "promised: ",
+           "name": "name", "email": "email", "phone": "phone", "member_level": "member level",
+           "user_id": "user id", "sep": " | "},
+    "zh": {"head": "客户：", "requests": "客户的要求：", "promises": "已答应客户：",
+           "name": "姓名", "email": "邮箱", "phone": "手机号", "member_level": "会员等级",
+           "user_id": "用户ID", "sep": "；"},
+}
+
+
 def _customer_text(state: SupportState, general: SupportState) -> str:
-    """The customer's own facts as rendered state lines: profile and standing requests from
-    the whole chat, promises made outside any issue."""
-    only = SupportState(user=state.user, constraints=state.constraints,
-                        commitments=general.commitments, language=state.language)
-    text = render_state(only)
-    return "\n".join(text.splitlines()[1:])  # without the "Conversation state" header
+    """The customer's own facts: profile and standing requests from the whole chat,
+    promises made outside any issue."""
+    words = _CUSTOMER_WORDS["zh" if state.language == "zh" else "en"]
+    profile = " | ".join(f"{words[f]} {getattr(state.user, f)}" for f in
+                         ("name", "email", "phone", "member_level", "user_id")
+                         if getattr(state.user, f))
+    lines = [words["head"] + profile] if profile else []
+    if state.constraints:
+        lines.append(words["requests"] + words["sep"].join(c.text for c in state.constraints))
+    if general.commitments:
+        lines.append(words["promises"] + words["sep"].join(c.text for c in
+                                                            general.commitments))
+    return "\n".join(lines)
 
 
 def summary_pair(text: str, language: str = "en") -> list[Item]:
