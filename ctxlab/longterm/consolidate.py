@@ -5,8 +5,9 @@
 merges what the session established into the user's :class:`~ctxlab.longterm.UserMemory`:
 
 * profile fields: the session's values win;
-* preferences: the constraints still in force at the end of the session; a revision
-  replaces the preference on the same topic (the rules of :class:`~ctxlab.SupportState`);
+* preferences: the constraints still in force at the end of the session (a question is not
+  one); a revision replaces the preference on the same topic (the rules of
+  :class:`~ctxlab.SupportState`);
 * commitments: the promises still open at the end of the session are added; a promise the
   agent reports kept in this session ("I've sent the label") is removed, even when it was
   made in an earlier one;
@@ -80,7 +81,9 @@ def _merge_statements(memory: UserMemory, state: SupportState, items: Sequence[I
         commitments=[Noted(topic=c.topic, text=c.text) for c in memory.commitments])
     done = [s.text for item in items if not is_user_message(item)
             for s in find_done(item_text(item))]
-    carrier.apply(StatePatch(constraints=[c.text for c in state.constraints],
+    asked = ("?", "？")  # "Could you send me a label?" asks for something; it sets nothing
+    carrier.apply(StatePatch(constraints=[c.text for c in state.constraints
+                                          if not c.text.rstrip().endswith(asked)],
                              commitments=[c.text for c in state.commitments], done=done))
     known = {r.text: r for r in (*memory.preferences, *memory.commitments)}
 

@@ -107,15 +107,23 @@ def mentioned(question: str, earlier: Sequence[Mapping[str, Any]]) -> str | None
     return best
 
 
+_DATED = re.compile(r"^[(（]([^)）]{1,20})[)）]\s*")
+
+
 def mention_reply(found: str | None, language: str) -> str:
-    if language == "zh":
-        if found is None:
-            return "抱歉，我在我们的对话记录里没找到您说的是哪一个，能再说一下名字或者地址吗？"
-        return f"您之前提到过：“{found}”。需要我帮您做点什么吗？"
+    """Quote what the customer mentioned (with when, if a memory note dates it)."""
     if found is None:
+        if language == "zh":
+            return "抱歉，我在我们的对话记录里没找到您说的是哪一个，能再说一下名字或者地址吗？"
         return ("Sorry, I can't find what you mentioned in our conversation. Could you tell me "
                 "the name or the address again?")
-    return f'You mentioned this before: "{found}" What would you like me to do about it?'
+    dated = _DATED.match(found)
+    when, said = (dated.group(1), found[dated.end():]) if dated else ("", found)
+    if language == "zh":
+        stop = "" if said.endswith(("。", "！", "？")) else "。"
+        return f"您{when}提到过：“{said}”{stop}需要我帮您做点什么吗？"
+    lead = f"You mentioned this on {when}" if when else "You mentioned this before"
+    return f'{lead}: "{said}" What would you like me to do about it?'
 
 
 def _json(text: str) -> dict[str, Any]:
