@@ -136,6 +136,11 @@ class MemoryHub:
             result = change(state)
             if inspect.isawaitable(result):
                 result = await result
+            if result is not None and not isinstance(result, SupportState):
+                raise TypeError(
+                    f"change returned a {type(result).__name__}: change the state in place and "
+                    "return None, or return a SupportState (state.apply(...) returns the list "
+                    "of changes, not the state)")
             new = state if result is None else result
             try:
                 return await self.write(user_id, new, expected_version=snapshot.version,

@@ -13,7 +13,7 @@ merges what the session established into the user's :class:`~ctxlab.longterm.Use
   made in an earlier one;
 * cases: the session's issue, merged with an earlier case of the same serial (or ticket);
 * notes: the customer's messages that carry information (an identifier, a preference, or
-  a statement of at least a few words; bare questions and small talk are left out).
+  a statement of a few content words; bare questions and small talk are left out).
 
 It is a pure function of the old memory and the session: running it twice on the same
 session gives the same memory (a session already written is replaced, not added twice).
@@ -28,15 +28,21 @@ from ..core.facts import ALL_FACT_KINDS, facts_in_text
 from ..core.items import is_user_message, item_text
 from ..core.language import has_cjk
 from ..core.statements import find_constraints, find_done
+from ..memory.fts import query_terms
 from ..memory.state import Noted, StatePatch, SupportState, UserProfile
 from ..memory.state_memory import StateExtractor, StateMemory
 from .record import MAX_NOTES, Case, Note, Remembered, SessionEntry, UserMemory
 
 Item = Mapping[str, Any]
 
-#: A customer message needs this many words (Latin) or characters (CJK) to be a note.
-MIN_NOTE_WORDS = 5
-MIN_NOTE_CJK = 8
+#: A customer message needs this many content words (Latin) or character bigrams (CJK) to
+#: be a note, small talk not counted.
+MIN_NOTE_WORDS = 4
+MIN_NOTE_CJK = 5
+#: Words of small talk ("Thanks, that's all for today.") that say nothing to remember.
+SMALL_TALK = frozenset((
+    "thanks", "thank", "okay", "ok", "great", "today", "bye", "hi", "hello", "cheers",
+    "please", "sorry", "fine", "good", "谢谢", "好的", "再见", "你好", "今天", "不客气"))
 #: Notes longer than this are cut (characters).
 MAX_NOTE_CHARS = 400
 
@@ -135,10 +141,11 @@ def notes_of(items: Sequence[Item], session_id: str, at: str) -> list[Note]:
 
 def informative(text: str) -> bool:
     """True when a customer message carries something worth remembering."""
-    if facts_in_text(text, kinds=ALL_FACT_KINDS) or find_constraints(text):
+    if facts_in_text(text, kinds=ALL_FACT_KINDS):
         return True
     if text.rstrip().endswith(("?", "？")):
         return False
-    if has_cjk(text):
-        return sum(1 for ch in text if has_cjk(ch)) >= MIN_NOTE_CJK
-    return len(text.split()) >= MIN_NOTE_WORDS
+    if find_constraints(text):
+        return True
+    terms = [t for t in query_terms(text) if len(t) > 1 and t not in SMALL_TALK]
+    return len(terms) >= (MIN_NOTE_CJK if has_cjk(text) else MIN_NOTE_WORDS)

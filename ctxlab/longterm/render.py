@@ -67,6 +67,8 @@ def _case(case: Case, words: dict[str, str], language: str) -> str:
     parts = []
     for name in _CASE:
         value = getattr(case, name)
+        if name == "category" and value and any(code in value for code in case.error_codes):
+            continue  # "error E4805" as the category says what the error code line says
         if name == "error_codes":
             parts += [f"{words[name]} {code}" for code in value]
         elif value:
