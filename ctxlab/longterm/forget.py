@@ -95,6 +95,40 @@ async def _session_items(session: Any) -> int:
     return len(items)
 
 
+def _distinct(stores: Iterable[RecordStore | None]) -> list[RecordStore]:
+    """The record stores to delete in, each once (memory and hub may share one)."""
+    targets: list[RecordStore] = []
+    for store in stores:
+        if store is not None and all(store is not t for t in targets):
+            targets.append(store)
+    return targets
+
+
+async def _known_sessions(user_id: str, memory: LongTermMemory | None,
+                          open_session: Callable[[str], Any] | None) -> list[Any]:
+    """The sessions long-term memory has written for the user, opened."""
+    if memory is None or open_session is None:
+        return []
+    if MEMORY_KEY not in await memory.records.keys(user_id):
+        return []
+    return [open_session(sid) for sid in (await memory.get(user_id)).session_ids()]
+
+
+async def _clear(sessions: list[Any], sizes: list[int]) -> dict[str, int]:
+    """Clear the sessions, then scrub the SQLite files behind them."""
+    cleared: dict[str, int] = {}
+    files: set[str] = set()
+    for session, size in zip(sessions, sizes, strict=True):
+        await session.clear_session()
+        cleared[str(getattr(session, "session_id", id(session)))] = size
+        path = _sqlite_file(session)
+        if path is not None:
+            files.add(path)
+    for path in sorted(files):
+        await asyncio.to_thread(scrub_sqlite_file, path)
+    return cleared
+
+
 async def forget_user(
     user_id: str,
     *,
@@ -106,39 +140,20 @@ async def forget_user(
 ) -> DeletionReport:
     """Delete everything stored about ``user_id`` (see the module docstring)."""
     check_user_id(user_id)
-    targets: list[RecordStore] = []
-    for store in (memory.records if memory else None, hub.records if hub else None, *stores):
-        if store is not None and all(store is not t for t in targets):
-            targets.append(store)
-    found = {id(t): await t.keys(user_id) for t in targets}
-    to_clear = list(sessions)
-    if memory is not None and open_session is not None and MEMORY_KEY in found.get(
-            id(memory.records), []):
-        known = (await memory.get(user_id)).session_ids()
-        to_clear += [open_session(sid) for sid in known]
+    targets = _distinct((memory.records if memory else None, hub.records if hub else None,
+                         *stores))
+    found = [await t.keys(user_id) for t in targets]
+    to_clear = [*sessions, *await _known_sessions(user_id, memory, open_session)]
     sizes = [await _session_items(s) for s in to_clear]
-    pending = memory._pending.get(user_id, set()) if memory else set()
-    if not any(found.values()) and not any(sizes) and not pending:
+    pending = memory.pending_for(user_id) if memory else 0
+    if not any(found) and not any(sizes) and not pending:
         where = ", ".join(t.describe() for t in targets) or "no stores given"
         raise UnknownUserError(f"nothing is stored for user {user_id!r} ({where}; "
                                f"{len(to_clear)} session(s) given, all empty): nothing was "
                                "deleted")
-    cancelled = len(pending)
-    if memory is not None:
-        for task in memory._pending.pop(user_id, set()):
-            task.cancel()
+    cancelled = memory.cancel_pending(user_id) if memory else 0
     deleted = {t.describe(): await t.delete_namespace(user_id) for t in targets}
-    cleared: dict[str, int] = {}
-    files: set[str] = set()
-    for session, size in zip(to_clear, sizes, strict=True):
-        await session.clear_session()
-        cleared[str(getattr(session, "session_id", id(session)))] = size
-        path = _sqlite_file(session)
-        if path is not None:
-            files.add(path)
-    for path in sorted(files):
-        await asyncio.to_thread(scrub_sqlite_file, path)
-    return DeletionReport(user_id, deleted, cleared, cancelled)
+    return DeletionReport(user_id, deleted, await _clear(to_clear, sizes), cancelled)
 
 
 #: The tool's description, which tells the model when to call it.

@@ -233,6 +233,17 @@ class LongTermMemory:
         """Background writes not finished yet."""
         return sum(len(group) for group in self._pending.values())
 
+    def pending_for(self, user_id: str) -> int:
+        """Background writes of one user not finished yet."""
+        return len(self._pending.get(user_id, ()))
+
+    def cancel_pending(self, user_id: str) -> int:
+        """Cancel the user's unfinished background writes; how many there were."""
+        tasks = self._pending.pop(user_id, set())
+        for task in tasks:
+            task.cancel()
+        return len(tasks)
+
     # -- injecting ----------------------------------------------------------------------
     def input_filter(self) -> Callable[[Any], Any]:
         """A ``call_model_input_filter`` that puts the run's user's recollection first."""
@@ -257,12 +268,10 @@ class LongTermMemory:
         """Delete every record of the user in this store and cancel their pending writes;
         :class:`UnknownUserError` (nothing changed) when nothing is stored for them."""
         check_user_id(user_id)
-        pending = self._pending.pop(user_id, set())
-        if not await self.records.keys(user_id) and not pending:
+        if not await self.records.keys(user_id) and not self.pending_for(user_id):
             raise UnknownUserError(f"long-term memory holds nothing for user {user_id!r} "
                                    f"({self.records.describe()}); nothing was deleted")
-        for task in pending:
-            task.cancel()
+        self.cancel_pending(user_id)
         return await self.records.delete_namespace(user_id)
 
     async def aclose(self) -> None:

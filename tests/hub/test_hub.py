@@ -191,3 +191,17 @@ def test_the_process_test_catches_a_store_that_ignores_versions(kind, tmp_path, 
             break
     assert lost > 0, "the blind store lost nothing: the test would not catch a broken CAS"
     print(f"{kind} with blind writes: {lost} of {2 * turns} updates lost")
+
+
+def test_a_change_that_returns_something_else_than_a_state_is_refused():
+    hub = MemoryHub()
+
+    async def go():
+        with pytest.raises(TypeError, match="change returned a list"):
+            await hub.update("u9", lambda s: s.apply(StatePatch(values={
+                "issue.serial": "C02AB12CD34"})), agent="support")
+        assert (await hub.read("u9")).version == 0  # nothing was written
+        with pytest.raises(TypeError, match="change must be callable"):
+            await hub.update("u9", "not a function", agent="support")
+
+    arun(go())

@@ -113,35 +113,47 @@ class OfflineTeamModel(OfflineSupportModel):
         if last is None:
             return None
         text = normalize(item_text(items[last]))
-        turn = items[last + 1:]
         language = reply_language(text, items)
         specs = tool_specs(tools) if allow_tools else {}
-        names = {tool for tool, _ in self._handoffs}
-        used = {i.get("name") for i in turn if item_type(i) == "function_call"}
-        answered = _answer_team_outputs(turn, language)
-        if answered is not None:
-            return Plan(text=answered)
-        if turn and item_type(turn[-1]) == "function_call_output" and not any(
-                _is_handoff_call(i, names) for i in turn if item_type(i) == "function_call"):
-            return None  # other tools' outputs: the plain model answers them
-        if turn and "check_warranty" in specs and "check_warranty" not in used:
-            serial = _latest(instructions, items, "serial", language)
-            if serial:  # just received a handoff: check the device first
-                return _call("check_warranty", {"serial": serial})
+        turn = items[last + 1:]
         if turn:
-            return None
+            return self._within_turn(instructions, items, turn, specs, language)
         target = rules.route_for(text, self._handoffs) if allow_tools else None
         if target is not None:
             return _call(target, {})
-        if "delete_my_data" in specs and read_intent(text).data_request:
-            return _call("delete_my_data", {})
-        if rules.wants_return(text) and {"lookup_order", "get_return_policy"} <= specs.keys():
-            return _return_calls(instructions, items, language)
-        intent = read_intent(text)
-        if rules.refers_back(text) and not (intent.constraints or intent.commitments
-                                            or intent.recall):
-            return Plan(text=rules.mention_reply(rules.mentioned(text, items[:last]), language))
+        return _new_message(instructions, items, last, text, specs, language)
+
+    def _within_turn(self, instructions: str | None, items: Sequence[Mapping[str, Any]],
+                     turn: Sequence[Mapping[str, Any]], specs: Mapping[str, Any],
+                     language: str) -> Plan | None:
+        """Rules 1 and 2: the turn already has tool calls or a handoff in it."""
+        answered = _answer_team_outputs(turn, language)
+        if answered is not None:
+            return Plan(text=answered)
+        names = {tool for tool, _ in self._handoffs}
+        calls = [i for i in turn if item_type(i) == "function_call"]
+        if item_type(turn[-1]) == "function_call_output" and not any(
+                _is_handoff_call(i, names) for i in calls):
+            return None  # other tools' outputs: the plain model answers them
+        if "check_warranty" in specs and all(i.get("name") != "check_warranty" for i in calls):
+            serial = _latest(instructions, items, "serial", language)
+            if serial:  # just received a handoff: check the device first
+                return _call("check_warranty", {"serial": serial})
         return None
+
+
+def _new_message(instructions: str | None, items: Sequence[Mapping[str, Any]], last: int,
+                 text: str, specs: Mapping[str, Any], language: str) -> Plan | None:
+    """Rules 4 to 6, for a message nothing has answered yet."""
+    intent = read_intent(text)
+    if "delete_my_data" in specs and intent.data_request:
+        return _call("delete_my_data", {})
+    if rules.wants_return(text) and {"lookup_order", "get_return_policy"} <= specs.keys():
+        return _return_calls(instructions, items, language)
+    if rules.refers_back(text) and not (intent.constraints or intent.commitments
+                                        or intent.recall):
+        return Plan(text=rules.mention_reply(rules.mentioned(text, items[:last]), language))
+    return None
 
 
 def _call(name: str, arguments: Mapping[str, Any]) -> Plan:
