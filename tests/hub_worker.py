@@ -74,7 +74,7 @@ class BlindRedis(PausingRedis):
 
     async def _put(self, namespace, key, text, expected_version, expected_epoch):
         rec, _ = self.keys_of(namespace)
-        version = int(await self._redis().hget(rec, f"v:{key}") or 0)
+        version = int(await (await self._redis()).hget(rec, f"v:{key}") or 0)
         return await super()._put(namespace, key, text, version, None)
 
 

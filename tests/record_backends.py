@@ -4,7 +4,10 @@
 * ``sqlite``: :class:`~ctxlab.records.SQLiteRecords` on a file;
 * ``redis``: :class:`~ctxlab.records.redis.RedisRecords` on a real server (``redis_url``
   in conftest), with a key prefix of its own per test;
-* ``sqlalchemy``: :class:`~ctxlab.records.sqlalchemy.SQLAlchemyRecords` on an aiosqlite file.
+* ``sqlalchemy``: :class:`~ctxlab.records.sqlalchemy.SQLAlchemyRecords` on an aiosqlite file;
+* ``postgres`` and ``redis-cluster``, only when ``CTXLAB_POSTGRES_URL`` (an async SQLAlchemy
+  URL, ``postgresql+asyncpg://...``) or ``CTXLAB_REDIS_CLUSTER_URL`` (a cluster node,
+  ``redis://host:port/0``) name a server: the same suites then run there too.
 
 :func:`raw_dump` reads everything a backend holds behind ctxlab's back (the file's bytes,
 every Redis key and value), so a test can check that a deletion left nothing readable.
@@ -12,13 +15,17 @@ every Redis key and value), so a test can check that a deletion left nothing rea
 
 from __future__ import annotations
 
+import os
 import uuid
 from pathlib import Path
 from typing import Any
 
 from ctxlab.records import MemoryRecords, RecordStore, SQLiteRecords
 
-RECORD_KINDS = ("memory", "sqlite", "redis", "sqlalchemy")
+#: Record kinds on servers that the tests do not start themselves (see the module docstring).
+SERVER_KINDS = {"postgres": "CTXLAB_POSTGRES_URL", "redis-cluster": "CTXLAB_REDIS_CLUSTER_URL"}
+RECORD_KINDS = ("memory", "sqlite", "redis", "sqlalchemy",
+                *(kind for kind, env in SERVER_KINDS.items() if os.environ.get(env)))
 
 
 def make_records(kind: str, folder: Path, redis_url: str | None = None) -> RecordStore:
@@ -35,6 +42,17 @@ def make_records(kind: str, folder: Path, redis_url: str | None = None) -> Recor
         from ctxlab.records.sqlalchemy import SQLAlchemyRecords
 
         return SQLAlchemyRecords(f"sqlite+aiosqlite:///{folder / 'records-sa.db'}")
+    if kind == "postgres":
+        from ctxlab.records.sqlalchemy import SQLAlchemyRecords
+
+        # a table prefix of its own per test: tests never see each other's rows
+        return SQLAlchemyRecords(os.environ["CTXLAB_POSTGRES_URL"],
+                                 table_prefix=f"t{uuid.uuid4().hex[:10]}")
+    if kind == "redis-cluster":
+        from ctxlab.records.redis import RedisRecords
+
+        return RedisRecords(os.environ["CTXLAB_REDIS_CLUSTER_URL"], cluster=True,
+                            prefix=f"ctxlab-test-{uuid.uuid4().hex[:10]}")
     raise ValueError(kind)
 
 
@@ -45,12 +63,14 @@ async def raw_dump(store: RecordStore) -> bytes:
         return store.dump().encode()
     if isinstance(store, SQLiteRecords):
         return _files(Path(store.path))
+    if store.kind == "sqlalchemy" and store.engine.url.get_backend_name() == "postgresql":
+        return await _postgres_dump(store)
     if store.kind == "sqlalchemy":
         await store.aclose()  # let the pool go so the file is complete on disk
         database = store.engine.url.database  # type: ignore[attr-defined]
         return _files(Path(database))
     if store.kind == "redis":
-        client: Any = store._redis()  # type: ignore[attr-defined]
+        client: Any = await store._redis()  # type: ignore[attr-defined]
         chunks = []
         async for key in client.scan_iter(match=f"{store.prefix}:*"):  # type: ignore[attr-defined]
             chunks.append(key)
@@ -62,6 +82,19 @@ async def raw_dump(store: RecordStore) -> bytes:
                 chunks.append(repr(await client.dump(key)).encode())
         return b"\n".join(chunks)
     raise ValueError(store.kind)
+
+
+async def _postgres_dump(store: Any) -> bytes:
+    """Every row of the store's two tables, as text (PostgreSQL keeps deleted rows in its
+    files until VACUUM: what the database returns is what a reader can get)."""
+    from sqlalchemy import select
+
+    chunks = []
+    async with store.engine.connect() as conn:
+        for table in (store._meta_table, store._records):
+            rows = await conn.execute(select(table))
+            chunks += [repr(tuple(row)).encode() for row in rows]
+    return b"\n".join(chunks)
 
 
 def _files(path: Path) -> bytes:

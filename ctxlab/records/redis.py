@@ -66,18 +66,20 @@ return n
 
 
 class RedisRecords(RecordStore):
-    """Records in the Redis server at ``url`` (or through an existing ``client``)."""
+    """Records in the Redis server at ``url`` (or through an existing ``client``);
+    ``cluster=True`` connects to a Redis Cluster at ``url`` (one of its nodes)."""
 
     kind: ClassVar[str] = "redis"
     persistent: ClassVar[bool] = True
 
     def __init__(self, url: str | None = None, *, client: Any = None,
-                 prefix: str = DEFAULT_PREFIX):
+                 prefix: str = DEFAULT_PREFIX, cluster: bool = False):
         if (url is None) == (client is None):
             raise ValueError("RedisRecords needs exactly one of url= and client=")
         if not isinstance(prefix, str) or not prefix or "{" in prefix or "}" in prefix:
             raise ValueError(f"prefix must be a non-empty string without braces, got {prefix!r}")
         self.url = url
+        self.cluster = bool(cluster)
         self.prefix = prefix
         self._client = client
         self._guard = threading.Lock()
@@ -91,27 +93,60 @@ class RedisRecords(RecordStore):
         base = f"{self.prefix}:{{{namespace_hash(namespace)}}}"
         return f"{base}:rec", f"{base}:meta"
 
-    def _redis(self) -> Any:
+    def _new_client(self) -> Any:
+        """A client for a loop that has none yet (the caller's, a clone of it, or a new one)."""
+        if self._client is not None and not self._per_loop:
+            return self._client
+        if self._client is not None:
+            pool = getattr(self._client, "connection_pool", None)
+            if pool is None:
+                raise RecordsUnavailableError(
+                    f"{self.describe()}: this Redis client (a cluster client?) belongs to "
+                    "another event loop; pass url= (and cluster=True for a Redis Cluster) so "
+                    "that every event loop gets a client of its own")
+            return type(self._client)(connection_pool=type(pool)(
+                connection_class=pool.connection_class, **pool.connection_kwargs))
+        if self.cluster:
+            from redis.asyncio.cluster import RedisCluster
+
+            return RedisCluster.from_url(self.url)
+        import redis.asyncio as aioredis
+
+        return aioredis.Redis.from_url(self.url)
+
+    async def _redis(self) -> Any:
+        """The client of the running loop. A cluster client is initialized once, before any
+        command: redis-py's async cluster client initializes lazily, and commands sent
+        concurrently during that first initialization fail (``'NoneType' object has no
+        attribute 'writelines'``)."""
         loop = asyncio.get_running_loop()
         with self._guard:
-            client = self._per_loop.get(loop)
-            if client is None:
-                if self._client is not None and not self._per_loop:
-                    client = self._client
-                elif self._client is not None:
-                    pool = self._client.connection_pool
-                    client = type(self._client)(connection_pool=type(pool)(
-                        connection_class=pool.connection_class, **pool.connection_kwargs))
-                else:
-                    import redis.asyncio as aioredis
-
-                    client = aioredis.Redis.from_url(self.url)
-                self._per_loop[loop] = client
+            entry = self._per_loop.get(loop)
+            first = entry is None
+            if first:
+                client = self._new_client()
+                ready = loop.create_future() if hasattr(client, "initialize") else None
+                entry = self._per_loop[loop] = (client, ready)
+        client, ready = entry
+        if ready is None:
             return client
+        if first:
+            try:
+                await client.initialize()
+            except BaseException as exc:
+                with self._guard:
+                    self._per_loop.pop(loop, None)
+                ready.set_exception(exc)
+                ready.exception()  # retrieved here: waiters see it, no "never retrieved" log
+                raise
+            ready.set_result(True)
+        else:
+            await asyncio.shield(ready)
+        return client
 
     async def _eval(self, what: str, script: str, keys: tuple[str, ...], *args: Any) -> Any:
         try:
-            return await self._redis().eval(script, len(keys), *keys, *args)
+            return await (await self._redis()).eval(script, len(keys), *keys, *args)
         except Exception as exc:
             if type(exc).__module__.startswith("redis"):
                 raise RecordsUnavailableError(
@@ -142,7 +177,7 @@ class RedisRecords(RecordStore):
     async def _keys(self, namespace: str) -> list[str]:
         rec, _ = self.keys_of(namespace)
         try:
-            fields = await self._redis().hkeys(rec)
+            fields = await (await self._redis()).hkeys(rec)
         except Exception as exc:
             raise RecordsUnavailableError(f"{self.describe()} could not list the records of "
                                           f"user {namespace!r}: {exc}. {UNAVAILABLE}") from exc
@@ -150,9 +185,9 @@ class RedisRecords(RecordStore):
         return [n[2:] for n in names if n.startswith("d:")]
 
     async def _namespaces(self) -> list[str]:
-        client = self._redis()
         found: list[str] = []
         try:
+            client = await self._redis()
             async for key in client.scan_iter(match=f"{self.prefix}:*:rec", count=500):
                 name = await client.hget(key, ":ns")
                 if name:
@@ -166,6 +201,6 @@ class RedisRecords(RecordStore):
         """Close the client this store made for the running loop (never the caller's)."""
         loop = asyncio.get_running_loop()
         with self._guard:
-            client = self._per_loop.pop(loop, None)
-        if client is not None and client is not self._client:
-            await client.aclose()
+            entry = self._per_loop.pop(loop, None)
+        if entry is not None and entry[0] is not self._client:
+            await entry[0].aclose()

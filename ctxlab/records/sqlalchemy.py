@@ -67,14 +67,14 @@ class SQLAlchemyRecords(RecordStore):
 
     async def _begin(self) -> Any:
         if not self._ready:
-            from sqlalchemy.exc import OperationalError, ProgrammingError
+            from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 
             for attempt in range(3):  # another task or process may create the tables first
-                try:
+                try:  # (PostgreSQL reports that race as a unique violation in its catalog)
                     async with self.engine.begin() as conn:
                         await conn.run_sync(self._schema.create_all)
                     break
-                except (OperationalError, ProgrammingError):
+                except (IntegrityError, OperationalError, ProgrammingError):
                     if attempt == 2:
                         raise
             self._ready = True
