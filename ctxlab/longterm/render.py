@@ -59,8 +59,10 @@ _STATUS_ZH = {"open": "处理中", "in progress": "处理中", "resolved": "已�
 _PROFILE = ("name", "email", "phone", "member_level", "user_id")
 _CASE = ("device_model", "category", "serial", "ticket_id", "rma", "order_id", "error_codes",
          "firmware", "status")
-#: Every header line the rendered memory can start a section with (for readers of views).
+#: How the structured part starts, in every language (for readers of views).
 HEADERS = tuple(w["head"].split("{")[0] for w in _WORDS.values())
+#: The heading of the recalled notes, in every language.
+NOTES_HEADERS = tuple(w["notes"] for w in _WORDS.values())
 
 
 def _case(case: Case, words: dict[str, str], language: str) -> str:

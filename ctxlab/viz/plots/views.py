@@ -20,7 +20,7 @@ from matplotlib.patches import Patch
 from ...core.items import is_user_message, item_kind, item_text
 from ...core.tokens import count_item_tokens, count_tokens
 from ...handoffs.issues import CUSTOMER, split_issues
-from ...longterm.render import HEADERS
+from ...longterm.render import HEADERS, NOTES_HEADERS
 from .figure import NOTEBOOK_WIDTH, SMALL_FONT, new_figure
 
 #: Parts of a view, in stacking order, and their colours (Okabe-Ito).
@@ -79,13 +79,12 @@ def memory_input_parts(items: Sequence[Mapping[str, Any]]) -> list[tuple[str, in
     parts: list[tuple[str, int]] = []
     for item in items:
         text = item_text(item)
-        if item_kind(item) == "developer" and text.startswith(HEADERS):
-            notes_at = next((n for n, line in enumerate(text.splitlines())
-                             if line.startswith("- ")), None)
+        if item_kind(item) == "developer" and text.startswith((*HEADERS, *NOTES_HEADERS)):
             lines = text.splitlines()
-            structured = "\n".join(lines[: notes_at - 1] if notes_at else lines)
-            notes = "\n".join(lines[notes_at - 1:]) if notes_at else ""
-            parts.append(("long-term: structured", count_tokens(structured)))
+            at = next((n for n, line in enumerate(lines) if line in NOTES_HEADERS), len(lines))
+            structured, notes = "\n".join(lines[:at]), "\n".join(lines[at:])
+            if structured:
+                parts.append(("long-term: structured", count_tokens(structured)))
             if notes:
                 parts.append(("long-term: recalled notes", count_tokens(notes)))
         else:
