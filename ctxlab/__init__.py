@@ -107,6 +107,20 @@ from .core.validate import (
     safe_cut,
     validate_items,
 )
+from .handoffs import (
+    FullHistory,
+    HandoverSummary,
+    HumanQueue,
+    IssueFocus,
+    IssueHandover,
+    TrimmedHistory,
+    UnknownAgentError,
+    connect,
+    human_agent,
+    split_issues,
+)
+from .hub import HubConflictError, MemoryHub, hub_instructions, record_run
+from .longterm import DeletionReport, LongTermMemory, UserMemory, forget_me_tool, forget_user
 from .memory import (
     DenseIndex,
     FTS5Index,
@@ -122,6 +136,14 @@ from .observe import (
     TokenAlert,
     TokenMonitor,
 )
+from .preload import Preloader, PreloadRule
+from .records import (
+    InvalidUserIdError,
+    RecordConflictError,
+    UnknownUserError,
+    open_records,
+)
+from .records.users import UserContext
 from .sessions import (
     FirstLastSession,
     MemorySession,
@@ -211,6 +233,15 @@ _LAZY: dict[str, tuple[str, str]] = {
     "seed_support_conversation": ("ctxlab.course.corpora", "seed_support_conversation"),
     "seed_trimming_flow": ("ctxlab.course.corpora", "seed_trimming_flow"),
     "sweep": ("ctxlab.eval", "sweep"),
+    # issue 23: the support team, planted multi-issue and three-days-later chats, scoring
+    "OfflineTeamModel": ("ctxlab.course.team", "OfflineTeamModel"),
+    "make_support_team": ("ctxlab.course.team", "make_support_team"),
+    "multi_issue_case": ("ctxlab.eval.multi_issue", "multi_issue_case"),
+    "multi_issue_corpus": ("ctxlab.eval.multi_issue", "multi_issue_corpus"),
+    "three_days_case": ("ctxlab.eval.sessions_eval", "three_days_case"),
+    "score_handoffs": ("ctxlab.eval.handoff_eval", "score_handoffs"),
+    "score_recall": ("ctxlab.eval.sessions_eval", "score_recall"),
+    "score_preloading": ("ctxlab.eval.preload_eval", "score_preloading"),
 }
 
 
@@ -255,6 +286,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerl
     from .course.offline import (
         OfflineSupportModel,
     )
+    from .course.team import OfflineTeamModel, make_support_team
     from .eval import (
         EvalCase,
         EvalRun,
@@ -272,11 +304,15 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerl
         planted_corpus,
         sweep,
     )
+    from .eval.handoff_eval import score_handoffs
+    from .eval.multi_issue import multi_issue_case, multi_issue_corpus
+    from .eval.preload_eval import score_preloading
     from .eval.replay import (
         Snapshot,
         replay,
         runner_batches,
     )
+    from .eval.sessions_eval import score_recall, three_days_case
     from .viz.palette import (
         SECTION_COLORS,
         strategy_style,
@@ -325,6 +361,7 @@ __all__ = [
     "ContextDebugLog",
     "ContextManager",
     "Conversation",
+    "DeletionReport",
     "DenseIndex",
     "EvalCase",
     "EvalRun",
@@ -334,19 +371,32 @@ __all__ = [
     "FactTracker",
     "FirstLastSession",
     "Found",
+    "FullHistory",
+    "HandoverSummary",
+    "HubConflictError",
+    "HumanQueue",
     "InvalidSequenceError",
     "InvalidSessionIdError",
+    "InvalidUserIdError",
+    "IssueFocus",
+    "IssueHandover",
     "KeyFact",
     "LLMStateExtractor",
     "LLMSummarizer",
     "Ledger",
     "LedgerEntry",
     "LogStore",
+    "LongTermMemory",
+    "MemoryHub",
     "MemorySession",
     "OfflineSupportModel",
+    "OfflineTeamModel",
+    "PreloadRule",
+    "Preloader",
     "Problem",
     "Recall",
     "RecallProbe",
+    "RecordConflictError",
     "RedactionRule",
     "Redactor",
     "ReplayView",
@@ -375,8 +425,13 @@ __all__ = [
     "TokenCounter",
     "TokenMonitor",
     "ToolOutputCompactor",
+    "TrimmedHistory",
     "TrimmingSession",
     "Turn",
+    "UnknownAgentError",
+    "UnknownUserError",
+    "UserContext",
+    "UserMemory",
     "__version__",
     "assert_valid",
     "budget_sections",
@@ -387,6 +442,7 @@ __all__ = [
     "compact_tool_output",
     "compare",
     "compose_filters",
+    "connect",
     "content_text",
     "conversation_language",
     "count_item_tokens",
@@ -401,8 +457,12 @@ __all__ = [
     "find_constraints",
     "find_facts",
     "find_identifiers",
+    "forget_me_tool",
+    "forget_user",
     "full_tokens",
     "get_token_counter",
+    "hub_instructions",
+    "human_agent",
     "identifier_values",
     "is_user_message",
     "is_valid",
@@ -420,8 +480,12 @@ __all__ = [
     "load_zh_support",
     "locate_facts",
     "make_support_agent",
+    "make_support_team",
     "model_safe",
+    "multi_issue_case",
+    "multi_issue_corpus",
     "new_session_id",
+    "open_records",
     "open_store",
     "parse_strategy",
     "planted_case",
@@ -438,10 +502,14 @@ __all__ = [
     "plot_turn_distribution",
     "plot_use",
     "plot_window_parts",
+    "record_run",
     "repair",
     "replay",
     "runner_batches",
     "safe_cut",
+    "score_handoffs",
+    "score_preloading",
+    "score_recall",
     "seed_router_flow",
     "seed_support_conversation",
     "seed_trimming_flow",
@@ -449,9 +517,11 @@ __all__ = [
     "sent_tokens",
     "shape_problem",
     "snapshot_sections",
+    "split_issues",
     "stale_marks",
     "strategy_style",
     "sweep",
+    "three_days_case",
     "tokens_per_turn",
     "turn_starts",
     "validate_items",

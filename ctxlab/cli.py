@@ -8,6 +8,7 @@ Commands::
     python -m ctxlab compare results/BASELINE.json results/CANDIDATE.json
     python -m ctxlab drift --corpus planted:6:30-50 --rate 0.5 --every 3
     python -m ctxlab strategies
+    python -m ctxlab eval-handoffs | eval-sessions | eval-preload   (ctxlab.eval.beyond_cli)
 
 Every command explains its options with ``--help``. Everything runs offline unless an API
 key (or ``OPENAI_BASE_URL``) is set, in which case answer probes go to the real model.
@@ -165,6 +166,9 @@ def _parser() -> argparse.ArgumentParser:
     dr.add_argument("--summarize", default="2/4", metavar="K/L",
                     help="keep_last_n_turns/context_limit (default 2/4)")
 
+    from .eval.beyond_cli import add_commands
+
+    add_commands(sub)  # eval-handoffs, eval-sessions, eval-preload
     sub.add_parser("strategies", help="list the strategy spec syntax and components",
                    description="List the strategy spec syntax and every registered component.")
     return parser
@@ -377,6 +381,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
             return _compare(args, out)
         if args.command == "drift":
             return asyncio.run(_drift(args, out))
+        if args.command.startswith("eval-"):
+            from .eval.beyond_cli import run_command
+
+            return asyncio.run(run_command(args, out))
         from .eval import strategy_help
 
         print(strategy_help(), file=out)

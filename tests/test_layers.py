@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "ctxlab"
 LIBRARY = ("core", "policies", "sessions", "stores", "context", "summarizers", "memory",
-           "observe")
+           "observe", "records", "hub", "longterm", "handoffs", "preload")
 FORBIDDEN = ("course", "viz", "eval", "cli")
 
 

@@ -715,3 +715,80 @@ async def check_cache_crossover(answer: int | None) -> CheckResult:
             "still cheaper" if right is None or answer < right else
             "trimming in steps already costs less before that length")
     return CheckResult(False, f"not at {answer} turns: {hint}")
+
+
+# ---------------------------------------------------------------------------- lesson 09
+
+async def check_issue_filter(candidate: Any) -> CheckResult:
+    """Lesson 09: a handoff input filter that gives the repair desk the customer's own turns
+    and the resumed issue's turns as they were said (no summary), the current turn and the
+    handoff, and nothing of the other issue; run through the real Runner on planted chats
+    the lesson does not show."""
+    from .beyond_checks import ISSUE_FILTER_SEEDS, issue_filter_problem, receiver_view
+    from .multi_issue import multi_issue_case
+
+    if candidate is None:
+        return _pending("`only_this_issue`")
+    if not callable(candidate):
+        return CheckResult(False, "a handoff input filter is a function that takes the SDK's "
+                                  "HandoffInputData and returns one, got "
+                                  f"{type(candidate).__name__}")
+    for seed in ISSUE_FILTER_SEEDS:
+        case = multi_issue_case(seed)
+        try:
+            view = await receiver_view(case, candidate)
+        except Exception as exc:  # the learner's code: report it, never raise
+            return CheckResult(False, f"on chat {case.id} the handoff failed: "
+                                      f"{type(exc).__name__}: {exc}")
+        problem = issue_filter_problem(case, view)
+        if problem is not None:
+            return CheckResult(False, f"on chat {case.id} ({case.resumed.device} resumed after "
+                                      f"the {case.other.device}): {problem}")
+    return CheckResult(True, f"on {len(ISSUE_FILTER_SEEDS)} chats the repair desk gets the "
+                             "customer's turns and the resumed issue's turns word for word, "
+                             "and nothing of the other issue")
+
+
+# ---------------------------------------------------------------------------- lesson 10
+
+async def check_erase(erase: Any) -> CheckResult:
+    """Lesson 10: ``erase(user_id, memory=..., hub=..., open_session=...)`` forgets a
+    customer in long-term memory, the shared hub and their conversation history (an SQLite
+    file, read back byte by byte), keeps another customer, returns the DeletionReport, and
+    refuses an unknown customer with UnknownUserError, changing nothing."""
+    import tempfile
+    from pathlib import Path
+
+    from ..records import UnknownUserError
+    from .beyond_checks import call_candidate, erase_problem, erase_setup
+
+    if erase is None:
+        return _pending("`erase`")
+    if not callable(erase):
+        return CheckResult(False, f"erase must be a function, got {type(erase).__name__}")
+    with tempfile.TemporaryDirectory(prefix="ctxlab-erase-") as folder:
+        world = await erase_setup(Path(folder))
+        kwargs = {"memory": world.memory, "hub": world.hub, "open_session": world.open_session}
+        try:
+            report = await call_candidate(erase, "zoe", **kwargs)
+        except Exception as exc:
+            return CheckResult(False, f"erase('zoe', ...) raised {type(exc).__name__}: {exc}")
+        problem = await erase_problem(world, report)
+        if problem is not None:
+            return CheckResult(False, problem)
+        before = world.bytes()
+        try:
+            await call_candidate(erase, "nobody", **kwargs)
+        except UnknownUserError:
+            pass
+        except Exception as exc:
+            return CheckResult(False, f"erase('nobody', ...) should raise UnknownUserError, "
+                                      f"not {type(exc).__name__}: {exc}")
+        else:
+            return CheckResult(False, "erase('nobody', ...) returned: an unknown customer must "
+                                      "get UnknownUserError, so a typo is never reported done")
+        if world.bytes() != before:
+            return CheckResult(False, "erase('nobody', ...) changed the stores")
+        await world.memory.aclose()
+    return CheckResult(True, "zoe is gone from long-term memory, the hub and every byte of the "
+                             "session file; bob is untouched; an unknown id is refused")

@@ -1,0 +1,21 @@
+"""A structured-memory hub shared by agents: one state per user, compare-and-swap writes.
+
+:class:`MemoryHub` stores each user's :class:`~ctxlab.SupportState` on a record store
+(:mod:`ctxlab.records`); :func:`hub_instructions` shows it to an agent and
+:func:`record_run` merges what a run established into it.
+"""
+
+from .agents import hub_instructions, record_items, record_run, run_items
+from .hub import HUB_KEY, HubConflictError, HubSnapshot, MemoryHub, UnknownUserError
+
+__all__ = [
+    "HUB_KEY",
+    "HubConflictError",
+    "HubSnapshot",
+    "MemoryHub",
+    "UnknownUserError",
+    "hub_instructions",
+    "record_items",
+    "record_run",
+    "run_items",
+]

@@ -1,0 +1,82 @@
+"""Lesson 09's prose says what the outputs above it show (the committed, executed notebook)."""
+
+from __future__ import annotations
+
+import re
+
+from lesson_outputs import Lesson, number_after, numbers
+
+LESSON = Lesson.load("09_handoffs_and_multi_issue")
+
+
+def test_the_chat_has_the_devices_and_values_the_prose_names():
+    shown = LESSON.output("chat")
+    assert "issue A (monitor): serial C0293R9XXEGE" in shown
+    assert "issue B (laptop): serial J9WRJG9DNY2V" in shown
+    assert "t15 monitor         Back to my monitor" in shown
+    assert "(turn 15)" in LESSON.markdown("chat-after")
+
+
+def test_the_default_handoff_checks_the_other_devices_serial():
+    prose = LESSON.markdown("default-after")
+    shown = LESSON.output_above("default-after")
+    assert 'check_warranty {"serial": "J9WRJG9DNY2V"}' in shown
+    assert "`J9WRJG9DNY2V`" in prose and "`C0293R9XXEGE`" in prose
+    assert "answered by: Repair desk" in shown
+    stored = re.search(r"holds (\d+) items: the chat's (\d+) and (\d+) from this run", shown)
+    assert stored is not None
+    assert number_after(prose, "whole run, as always:") == float(stored.group(3))
+    assert number_after(prose, "items after the") == float(stored.group(2))
+
+
+def test_the_views_prose_matches_the_tokens_and_serials_shown():
+    prose = LESSON.markdown("views-after")
+    shown = LESSON.output_above("views-after")
+    tokens = {m.group(1): float(m.group(2).replace(",", "")) for m in
+              re.finditer(r"^(\S+)\s+([\d,]+) tokens", shown, re.MULTILINE)}
+    for label, mode in (("full history (", "full"), ("last 3 turns (", "trim:3"),
+                        ("nested transcript\n(", "sdk-nested"), ("whole chat (", "handover"),
+                        ("per-issue handover (", "per-issue")):
+        assert number_after(prose, label) == tokens[mode], label
+    checked = dict(re.findall(r"^(\S+)\s+[\d,]+ tokens\s+warranty checked for: (\S+)", shown,
+                              re.MULTILINE))
+    assert checked["per-issue"] == "C0293R9XXEGE"
+    assert all(checked[m] == "J9WRJG9DNY2V" for m in ("full", "trim:3", "handover"))
+    assert checked["sdk-nested"] == "(nothing)"
+    assert tokens["sdk-nested"] > tokens["full"]  # "more than the full history"
+
+
+def test_the_note_and_focus_and_desk_show_what_the_prose_says():
+    note = LESSON.output("note")
+    assert note.startswith("Case handover: the monitor issue (the laptop issue handled "
+                           "separately, left out here)")
+    assert "standing requests: Please reach me by email only" in note
+    assert "J9WRJG9DNY2V" not in note and "C0293R9XXEGE" in note
+    focus = LESSON.output("focus")
+    assert "whole history  Your device's serial number is J9WRJG9DNY2V." in focus
+    assert "IssueFocus     Your device's serial number is C0293R9XXEGE." in focus
+    desk = LESSON.output("human")
+    assert desk.startswith("Human agent -> I've passed your case") and "ESC-0001" in desk
+
+
+def rows(table: str) -> dict[str, list[float]]:
+    out = {}
+    for line in table.splitlines():
+        parts = line.split()
+        if parts and parts[0] in ("full", "trim:3", "sdk-nested", "handover", "per-issue"):
+            out[parts[0]] = numbers(line.replace(parts[0], "", 1))
+    return out
+
+
+def test_the_measurement_prose_matches_the_table():
+    prose = LESSON.markdown("measure-after")
+    table = rows(LESSON.output_above("measure-after"))
+    # columns: right leaked missing action-ok action-leak A-in-view B-in-view tokens
+    assert number_after(prose, "On these") == numbers(LESSON.output_above(
+        "measure-after").splitlines()[-1])[0]
+    assert table["per-issue"][:5] == [100, 0, 0, 100, 0] and table["per-issue"][6] == 0
+    assert f"in {table['per-issue'][7]:.0f} tokens per handoff" in prose
+    assert f"against {table['full'][7]:.0f} for the full history" in prose
+    for mode in ("full", "sdk-nested", "handover"):
+        assert table[mode][1] == 100 and table[mode][5] == 100  # all held, all leaked
+    assert f"({table['trim:3'][2]:.0f}% missing)" in prose
