@@ -41,9 +41,11 @@ from .llm_extract import STATE_PROMPT, LLMStateExtractor, StateUpdate, strict_sc
 from .recall import Recall, RecalledTurn, RecallHit, SnippetIndex
 from .render import render_state, state_message
 from .state import (
+    DEVICE_FIELDS,
     LIST_FIELDS,
     SCALAR_FIELDS,
     Change,
+    Device,
     IssueInfo,
     Milestone,
     StatePatch,
@@ -57,6 +59,7 @@ __all__ = [
     "CJK_PARTICLES",
     "CJK_STOP_CHARS",
     "DENSE_MODELS",
+    "DEVICE_FIELDS",
     "LIST_FIELDS",
     "SCALAR_FIELDS",
     "STATE_PROMPT",
@@ -65,6 +68,7 @@ __all__ = [
     "DenseIndex",
     "DenseModel",
     "DenseUnavailableError",
+    "Device",
     "Doc",
     "FTS5Index",
     "FTS5UnavailableError",

@@ -5,35 +5,46 @@ a few dozen tokens and a full one stays within a few hundred::
 
     Conversation state (kept by the memory system; latest values win; as of turn 12)
     user: name Dana Whitfield | email dana.whitfield@example.com
-    issue: category overheating | serial SN-4Q7K-22981 | ticket TCK-48213 | ...
+    devices: laptop: model Aurora 14, serial SN-4Q7K-22981, firmware v1.0.3
+    issue: category overheating | ticket TCK-48213 | ...
     milestones: t2 lookup_device SN-4Q7K-22981: model Aurora 14 (2023) | t7 ...
     next action: Waiting for the user to answer: Which firmware version ...?
     superseded: issue.firmware v1.0.3 (t5) -> v1.0.4 (t9)
+
+Every device the customer talked about is listed with its own model, serial and firmware
+(a laptop *and* its product name; a laptop and a printer side by side), the current one
+last; a value of another device is not "superseded" by the current device's.
 
 Milestones and superseded values are capped (the newest are shown) so the message cannot
 grow without bound; ``max_tokens`` is a hard cap on top (lines are dropped from the end of
 those lists first, then the text is cut).
 
-A state whose customer writes Chinese (``state.language == "zh"``) is rendered with Chinese
-labels, each value after the word a reader looks for (``问题：型号 BCD-123 | 工单号
-TCK-50821``, ``用户：手机号 13912345678``)::
+A state whose customer writes Chinese (``state.language == "zh"``) is rendered in Chinese,
+every label and connective included, with full-width punctuation, each value after the word
+a reader looks for, and lists one entry per line::
 
-    对话状态（由记忆系统维护；以最新值为准；截至第9轮）
+    对话状态（由记忆系统维护，以最新信息为准；截至第12轮）
+    客户：手机号 13912345678
+    设备：冰箱（型号 BCD-123）
+    问题：冰箱不制冷；工单号 TCK-50821；状态 待派单
+    客户要求：
+    - 时间安排（第5轮）：……只能周末上门。
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..context.sources import developer_message
 from ..core import cues
 from ..core.facts import ALL_FACT_KINDS, facts_in_text
 from ..core.tokens import DEFAULT_ENCODING, get_token_counter
-from .state import LIST_FIELDS, SCALAR_FIELDS, SupportState
+from .state import DEVICE_FIELDS, LIST_FIELDS, SCALAR_FIELDS, Device, SupportState
 
 STATE_HEADER = "Conversation state (kept by the memory system; latest values win"
 #: The same header in a Chinese state message.
-STATE_HEADER_ZH = "对话状态（由记忆系统维护；以最新值为准"
+STATE_HEADER_ZH = "对话状态（由记忆系统维护，以最新信息为准"
 
 _USER = (
     ("name", "name"),
@@ -60,10 +71,10 @@ _USER_ZH = (
     ("email", "邮箱"),
     ("phone", "手机号"),
     ("member_level", "会员等级"),
-    ("user_id", "用户ID"),
+    ("user_id", "账号"),
 )
 _ISSUE_ZH = (
-    ("category", "类别"),
+    ("category", ""),
     ("device_model", "型号"),
     ("serial", "序列号"),
     ("order_id", "订单号"),
@@ -73,48 +84,72 @@ _ISSUE_ZH = (
     ("reservation_ids", "预约号"),
     ("firmware", "固件版本"),
     ("error_codes", "错误代码"),
-    ("date", "日期"),
+    ("date", "约定日期"),
 )
-#: Line heads of the state message, per language.
-_HEADS: dict[str, dict[str, str]] = {
-    "en": {"user": "user: ", "issue": "issue: ", "constraints": "constraints: ",
-           "commitments": "commitments: ", "next": "next action: ",
-           "milestones": "milestones: ", "superseded": "superseded: ", "turn": "t{n}",
-           "as_of": "; as of turn {n})", "end": ")", "statement": "{topic} ({t}): {text}",
-           "promise": "({t}): {text}"},
-    "zh": {"user": "用户：", "issue": "问题：", "constraints": "要求：", "commitments": "承诺：",
-           "next": "下一步：", "milestones": "里程碑：", "superseded": "已替换：",
-           "turn": "第{n}轮", "as_of": "；截至第{n}轮）", "end": "）",
-           "statement": "{topic}（{t}）：{text}", "promise": "（{t}）：{text}"},
+#: How each language writes a state message: line heads, separators, the device entries.
+_WORDS: dict[str, dict[str, str]] = {
+    "en": {"user": "user: ", "issue": "issue: ", "devices": "devices: ", "device": "device: ",
+           "constraints": "constraints: ", "commitments": "commitments: ",
+           "next": "next action: ", "milestones": "milestones: ", "superseded": "superseded: ",
+           "turn": "t{n}", "when": "({t})", "as_of": "; as of turn {n})", "end": ")",
+           "sep": " | ",
+           "list": ", ", "statement": "{topic} ({t}): {text}", "promise": "({t}): {text}",
+           "milestone": "{t} {text}", "replaced": "{field} {value} {t} -> {new} {t2}",
+           "superseded_by": " [superseded by {new}]", "current": " (current)",
+           "model": "model {}", "serial": "serial {}", "firmware": "firmware {}",
+           "order": "order {}", "ticket": "ticket {}", "rma": "RMA {}", "status": "status {}",
+           "entry": "{name}: {values}", "entry_bare": "{name}", "values": ", "},
+    "zh": {"user": "客户：", "issue": "问题：", "devices": "设备：", "device": "设备：",
+           "constraints": "客户要求：", "commitments": "客服承诺：", "next": "下一步：",
+           "milestones": "处理记录：", "superseded": "已更新：", "turn": "第{n}轮",
+           "when": "（{t}）",
+           "as_of": "；截至第{n}轮）", "end": "）", "sep": "；", "list": "、",
+           "statement": "{topic}（{t}）：{text}", "promise": "{t}：{text}",
+           "milestone": "{t} {text}", "replaced": "{field} {value}{t}→ {new}{t2}",
+           "superseded_by": "（已更换为 {new}）", "current": "（当前）",
+           "model": "型号 {}", "serial": "序列号 {}", "firmware": "固件版本 {}",
+           "order": "订单号 {}", "ticket": "工单号 {}", "rma": "返修单号 {}", "status": "状态 {}",
+           "entry": "{name}（{values}）", "entry_bare": "{name}", "values": "，"},
 }
+#: A device's values, in the order its entry shows them.
+_DEVICE_SHOWN = ("model", "serial", "firmware", "order", "ticket", "status", "rma")
+#: Chinese lists are written one entry per line under their head.
+_BULLETED = {"zh"}
+#: A device the customer never named, as each language calls it.
+_UNNAMED = {"en": "device", "zh": "设备"}
 
 
-def _fields(section: Any, names: tuple[tuple[str, str], ...]) -> str:
+def _fields(section: Any, names: tuple[tuple[str, str], ...], words: dict[str, str],
+            skip: frozenset[str] = frozenset()) -> str:
     parts = []
     for attr, label in names:
         value = getattr(section, attr)
-        if value and (attr == "error_codes" or (attr == "reservation_ids"
-                                                  and label != "reservations")):
+        if not value or attr in skip:
+            continue
+        if attr == "error_codes" or (attr == "reservation_ids" and label != "reservations"):
             # "error 42, error E8461": each code next to the word, as people (and the
             # offline model's fact patterns) read error codes; in Chinese reservation
             # codes too ("预约号 X"), which the English "reservations X, Y" does not need
-            parts.append(", ".join(f"{label} {code}" for code in value))
+            parts.append(words["list"].join(f"{label} {code}" for code in value))
             continue
         if isinstance(value, list):
-            value = ", ".join(value)
-        if value:
-            parts.append(f"{label} {value}")
-    return " | ".join(parts)
+            value = words["list"].join(value)
+        parts.append(f"{label} {value}" if label else str(value))
+    return words["sep"].join(parts)
 
 
 def _t(turn: int | None, language: str = "en") -> str:
-    return _HEADS[language]["turn"].format(n=turn if turn is not None else "?")
+    return _WORDS[language]["turn"].format(n=turn if turn is not None else "?")
+
+
+def _device_values(state: SupportState) -> set[str]:
+    return {v for d in state.issue.devices for v in (d.model, d.serial, d.firmware) if v}
 
 
 def _replaced_values(state: SupportState) -> dict[str, str]:
     """Values the state replaced and holds nowhere as current -> what replaced them last."""
     kinds = _kinds(state)
-    current: set[str] = set()
+    current: set[str] = _device_values(state)
     for path in SCALAR_FIELDS:
         value = state.get(path)
         if value:
@@ -135,7 +170,8 @@ def _kinds(state: SupportState) -> tuple[str, ...] | None:
     return ALL_FACT_KINDS if state.language == "zh" else None
 
 
-def _mark(text: str, replaced: dict[str, str], kinds: tuple[str, ...] | None = None) -> str:
+def _mark(text: str, replaced: dict[str, str], words: dict[str, str],
+          kinds: tuple[str, ...] | None = None) -> str:
     """A milestone with every value the state has since replaced marked as superseded (a
     milestone is history: "lookup_order a@x" must not read as the current email)."""
     if not replaced:
@@ -143,8 +179,104 @@ def _mark(text: str, replaced: dict[str, str], kinds: tuple[str, ...] | None = N
     for fact in reversed(facts_in_text(text, kinds=kinds)):
         if not fact.stale and fact.value in replaced:
             end = fact.start + len(fact.value)
-            text = f"{text[:end]} [superseded by {replaced[fact.value]}]{text[end:]}"
+            text = text[:end] + words["superseded_by"].format(new=replaced[fact.value]) + \
+                text[end:]
     return text
+
+
+def _device(device: Device, words: dict[str, str], language: str, current: bool) -> str:
+    values = [words[attr].format(value) for attr in _DEVICE_SHOWN
+              if (value := getattr(device, attr))]
+    name = (device.name or _UNNAMED[language]) + (words["current"] if current else "")
+    if not values:
+        return words["entry_bare"].format(name=name)
+    return words["entry"].format(name=name, values=words["values"].join(values))
+
+
+def _devices_line(state: SupportState, words: dict[str, str], language: str) -> str:
+    """``devices: laptop: model Aurora 14, serial SN-1 | printer (current): ...``; one device
+    is ``device: laptop: model Aurora 14``. Empty when the conversation named no device
+    (the issue line then shows the device fields as before)."""
+    devices = state.issue.devices
+    if not devices or (len(devices) == 1 and devices[0].name is None):
+        return ""
+    several = len(devices) > 1
+    entries = [_device(d, words, language, several and n == len(devices) - 1)
+               for n, d in enumerate(devices)]
+    head = words["devices"] if several else words["device"]
+    return head + words["sep"].join(entries)
+
+
+def _list(head: str, entries: list[str], words: dict[str, str], language: str) -> str:
+    """A list under its head: one line joined with separators, or (Chinese) a bullet per
+    entry on lines of their own."""
+    if language in _BULLETED:
+        return "\n".join([head.rstrip(), *(f"- {e}" for e in entries)])
+    return head + words["sep"].join(entries)
+
+
+def _head_lines(state: SupportState, language: str, replaced: dict[str, str]) -> list[str]:
+    """Every line before milestones and superseded values."""
+    words = _WORDS[language]
+    zh = language == "zh"
+    as_of = words["as_of"].format(n=state.turn) if state.turn else words["end"]
+    lines = [(STATE_HEADER_ZH if zh else STATE_HEADER) + as_of]
+    devices = _devices_line(state, words, language)
+    skip = frozenset(_split_attr(p) for p in DEVICE_FIELDS) if devices else frozenset()
+    user = _fields(state.user, _USER_ZH if zh else _USER, words)
+    issue = _mark(_fields(state.issue, _ISSUE_ZH if zh else _ISSUE, words, skip), replaced,
+                  words, _kinds(state))
+    for head, text in (("user", user), ("devices", devices), ("issue", issue)):
+        if text:
+            lines.append(text if head == "devices" else words[head] + text)
+    if state.constraints:
+        lines.append(_list(words["constraints"], [words["statement"].format(
+            topic=_topic(n.topic, language), t=_t(n.turn, language), text=n.text)
+            for n in state.constraints], words, language))
+    if state.commitments:
+        lines.append(_list(words["commitments"], [
+            words["promise"].format(t=_t(n.turn, language), text=n.text)
+            for n in state.commitments], words, language))
+    if state.next_action:
+        lines.append(words["next"] + state.next_action)
+    return lines
+
+
+def _split_attr(path: str) -> str:
+    return path.partition(".")[2]
+
+
+def _builder(state: SupportState, language: str, replaced: dict[str, str]
+             ) -> Callable[[list[Any], list[Any]], str]:
+    """A function of (milestones, superseded values) -> the whole message."""
+    words = _WORDS[language]
+    kinds = _kinds(state)
+    head = _head_lines(state, language, replaced)
+    labels = dict(_USER_ZH) | dict(_ISSUE_ZH) if language == "zh" else {}
+
+    def when(turn: int | None) -> str:
+        """``(t5)`` / ``（第5轮）``; a Chinese note leaves an unknown turn out."""
+        if turn is None and language == "zh":
+            return " "
+        return words["when"].format(t=_t(turn, language))
+
+    def field(path: str) -> str:
+        return labels.get(_split_attr(path)) or ("问题" if language == "zh" else path)
+
+    def build(ms: list[Any], ss: list[Any]) -> str:
+        lines = list(head)
+        if ms:
+            lines.append(_list(words["milestones"], [words["milestone"].format(
+                t=_t(m.turn, language), text=_mark(m.text, replaced, words, kinds))
+                for m in ms], words, language))
+        if ss:
+            lines.append(_list(words["superseded"], [words["replaced"].format(
+                field=field(s.field), value=s.value, t=when(s.turn),
+                new=_mark(s.replaced_by, replaced, words, kinds), t2=when(s.replaced_at))
+                for s in ss], words, language))
+        return "\n".join(lines)
+
+    return build
 
 
 def render_state(
@@ -164,49 +296,11 @@ def render_state(
             raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
     if state.is_empty():
         return ""
-    language = state.language if state.language in _HEADS else "en"
-    words = _HEADS[language]
-    kinds = _kinds(state)
-    as_of = words["as_of"].format(n=state.turn) if state.turn else words["end"]
-    head = [(STATE_HEADER_ZH if language == "zh" else STATE_HEADER) + as_of]
-    replaced = _replaced_values(state)
-    user = _fields(state.user, _USER_ZH if language == "zh" else _USER)
-    issue = _mark(_fields(state.issue, _ISSUE_ZH if language == "zh" else _ISSUE), replaced,
-                  kinds)
-    if user:
-        head.append(words["user"] + user)
-    if issue:
-        head.append(words["issue"] + issue)
-    if state.constraints:
-        head.append(words["constraints"] + " | ".join(words["statement"].format(
-            topic=_topic(n.topic, language), t=_t(n.turn, language), text=n.text)
-            for n in state.constraints))
-    if state.commitments:
-        head.append(words["commitments"] + " | ".join(
-            words["promise"].format(t=_t(n.turn, language), text=n.text)
-            for n in state.commitments))
-    if state.next_action:
-        head.append(words["next"] + state.next_action)
+    language = state.language if state.language in _WORDS else "en"
+    build = _builder(state, language, _replaced_values(state))
     milestones = state.milestones[-max_milestones:] if max_milestones else []
     superseded = state.history[-max_superseded:] if max_superseded else []
     counter = get_token_counter(DEFAULT_ENCODING)
-
-    def build(ms: list[Any], ss: list[Any]) -> str:
-        lines = list(head)
-        if ms:
-            lines.append(words["milestones"] + " | ".join(
-                f"{_t(m.turn, language)} {_mark(m.text, replaced, kinds)}" for m in ms))
-        if ss:
-            lines.append(
-                words["superseded"]
-                + " | ".join(
-                    f"{s.field} {s.value} ({_t(s.turn, language)}) -> "
-                    f"{_mark(s.replaced_by, replaced, kinds)} ({_t(s.replaced_at, language)})"
-                    for s in ss
-                )
-            )
-        return "\n".join(lines)
-
     text = build(milestones, superseded)
     while counter.count(text) > max_tokens and (milestones or superseded):
         if len(milestones) >= len(superseded):

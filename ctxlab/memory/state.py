@@ -5,9 +5,11 @@ typed record that code can read (``state.issue.order_id``) and the model can be 
 compact message:
 
 * :class:`UserProfile`: name, email, phone, member level, account id;
-* :class:`IssueInfo`: category, device model, serial, order id, ticket id, RMA,
-  reservation ids, error codes, firmware, status, and the date agreed in conversation (a
-  visit, a callback);
+* :class:`IssueInfo`: category, the customer's devices (each with what the customer calls
+  it, its model, serial and firmware: a laptop *and* its product name, two devices side by
+  side), the current device's model, serial and firmware, order id, ticket id, RMA,
+  reservation ids, error codes, status, and the date agreed in conversation (a visit, a
+  callback);
 * ``milestones``: what happened, in order, with the turn it happened in;
 * ``constraints`` and ``commitments``: what the customer asked the agent to keep in mind
   ("email only, never call") and what the agent promised ("I'll send the label by
@@ -55,6 +57,17 @@ SCALAR_FIELDS: tuple[str, ...] = (
 #: The list fields a patch may add to (values are kept once, in order of first mention).
 LIST_FIELDS: tuple[str, ...] = ("issue.error_codes", "issue.reservation_ids")
 
+#: The scalar fields that belong to the current device (each device keeps its own values
+#: in :attr:`IssueInfo.devices`: a laptop's ticket is not replaced by the printer's).
+DEVICE_FIELDS: tuple[str, ...] = ("issue.device_model", "issue.serial", "issue.firmware",
+                                  "issue.order_id", "issue.ticket_id", "issue.rma",
+                                  "issue.status")
+_DEVICE_ATTR = {"issue.device_model": "model", "issue.serial": "serial",
+                "issue.firmware": "firmware", "issue.order_id": "order",
+                "issue.ticket_id": "ticket", "issue.rma": "rma", "issue.status": "status"}
+#: Devices kept (the most recently discussed), as the fact tracker keeps them.
+MAX_DEVICES = 6
+
 
 class UserProfile(BaseModel):
     """Who the user is."""
@@ -68,12 +81,35 @@ class UserProfile(BaseModel):
     user_id: str | None = None
 
 
+class Device(BaseModel):
+    """A device the customer has: what they call it (``laptop``, ``冰箱``) and, once known,
+    its model (the product: ``Aurora 14``, ``BCD-123``), serial, firmware, and the order,
+    ticket, RMA and status of its case."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str | None = None
+    model: str | None = None
+    serial: str | None = None
+    firmware: str | None = None
+    order: str | None = None
+    ticket: str | None = None
+    rma: str | None = None
+    status: str | None = None
+
+
 class IssueInfo(BaseModel):
-    """What the conversation is about."""
+    """What the conversation is about.
+
+    ``devices`` lists every device the customer has talked about, the current one last;
+    the fields of :data:`DEVICE_FIELDS` (model, serial, firmware, order, ticket, RMA,
+    status) are the current device's.
+    """
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     category: str | None = None
+    devices: list[Device] = Field(default_factory=list)
     device_model: str | None = None
     serial: str | None = None
     order_id: str | None = None
@@ -129,7 +165,8 @@ class StatePatch(BaseModel):
     sentences saying a commitment was kept; ``replace`` replaces values of list fields
     (``{"issue.error_codes": {"E1": "E2"}}``: a new error code instead of the old one);
     ``language`` is the language the turn's user messages are written in (None: not
-    decided, for instance a turn with a bare "OK").
+    decided, for instance a turn with a bare "OK"); ``device`` is the device the turn is
+    about, as the customer calls it ("laptop", "冰箱"; None: the same as before).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -144,11 +181,12 @@ class StatePatch(BaseModel):
     done: list[str] = Field(default_factory=list)
     replace: dict[str, dict[str, str]] = Field(default_factory=dict)
     language: Language | None = None
+    device: str | None = None
 
     def is_empty(self) -> bool:
         return not (self.values or self.add or self.milestones or self.next_action is not None
                     or self.constraints or self.commitments or self.done or self.replace
-                    or self.language is not None)
+                    or self.language is not None or self.device)
 
 
 class Change(BaseModel):
@@ -192,8 +230,8 @@ class SupportState(BaseModel):
     def is_empty(self) -> bool:
         """True when nothing has been recorded yet."""
         filled = any(self.get(p) for p in (*SCALAR_FIELDS, *LIST_FIELDS))
-        return not (filled or self.milestones or self.next_action or self.constraints
-                    or self.commitments)
+        return not (filled or self.issue.devices or self.milestones or self.next_action
+                    or self.constraints or self.commitments)
 
     def turn_of(self, path: str) -> int | None:
         """The turn the current value of a scalar field came from (None if unknown/unset)."""
@@ -209,88 +247,156 @@ class SupportState(BaseModel):
         replaces a *user profile* value the conversation stated (a device record's owner
         email is not the email the user asked us to use); it only fills an empty one.
         List fields keep every distinct value in order; milestones are kept once each.
+
+        Devices: ``patch.device`` names the device the turn is about (a new one is added
+        to :attr:`IssueInfo.devices`, a known one becomes the current one again); the
+        device fields (:data:`DEVICE_FIELDS`: model, serial, firmware) describe the current
+        device. A value that belonged to another device is not *replaced* when the
+        conversation moves on to a new device: it stays with its device, and only a new
+        value for the same device goes to :attr:`history`.
         """
         if not isinstance(patch, StatePatch):
             raise ValueError(f"apply expects a StatePatch, got {type(patch).__name__}")
         if turn is not None and (isinstance(turn, bool) or not isinstance(turn, int) or turn < 0):
             raise ValueError(f"turn must be None or an integer >= 0, got {turn!r}")
-        changes: list[Change] = []
+        changes = self._switch_device(patch.device)
         for path, value in patch.values.items():
-            _check_path(path, SCALAR_FIELDS)
-            value = value.strip() if isinstance(value, str) else value
-            if not value:
-                continue
-            origin = patch.origins.get(path, "message")
-            old = self.get(path)
-            if old == value:
-                if origin == "message":
-                    self.sources[path] = (self.sources.get(path, (turn, origin))[0], "message")
-                continue
-            previous = self.sources.get(path)
-            if (
-                old is not None
-                and path.startswith("user.")
-                and origin == "tool"
-                and previous is not None
-                and previous[1] == "message"
-            ):
-                continue
-            if old is not None:
-                self.history.append(
-                    Superseded(
-                        field=path,
-                        value=str(old),
-                        turn=previous[0] if previous else None,
-                        replaced_by=value,
-                        replaced_at=turn,
-                    )
-                )
-            section, name = _split(path)
-            setattr(getattr(self, section), name, value)
-            self.sources[path] = (turn, origin)
-            changes.append(Change(field=path, old=old, new=value))
+            changes += self._set_value(path, value, patch.origins.get(path, "message"), turn)
         for path, pairs in patch.replace.items():
-            _check_path(path, LIST_FIELDS)
-            current = list(self.get(path))
-            for old, new in pairs.items():
-                if old not in current or not new.strip():
-                    continue
-                current = [v for v in current if v != old]
-                if new not in current:
-                    current.append(new)
-                self.history.append(Superseded(field=path, value=old, replaced_by=new,
-                                               replaced_at=turn))
-                section, name = _split(path)
-                setattr(getattr(self, section), name, current)
-                changes.append(Change(field=path, old=old, new=new))
+            changes += self._replace_values(path, pairs, turn)
         for path, values in patch.add.items():
-            _check_path(path, LIST_FIELDS)
-            current = list(self.get(path))
-            added = [v.strip() for v in values if v and v.strip() and v.strip() not in current]
-            added = list(dict.fromkeys(added))
-            if added:
-                section, name = _split(path)
-                setattr(getattr(self, section), name, current + added)
-                changes.append(Change(field=path, old=current, new=current + added))
-        known = {m.text for m in self.milestones}
-        for text in patch.milestones:
-            text = " ".join(text.split())
-            if text and text not in known:
-                known.add(text)
-                self.milestones.append(Milestone(turn=turn, text=text))
-                changes.append(Change(field="milestones", new=text))
+            changes += self._add_values(path, values)
+        changes += self._milestones(patch.milestones, turn)
         changes += self._statements(patch, turn)
-        if patch.next_action is not None:
-            action = patch.next_action.strip() or None
-            if action != self.next_action:
-                changes.append(Change(field="next_action", old=self.next_action, new=action))
-                self.next_action = action
+        changes += self._next_action(patch.next_action)
         if patch.language is not None and patch.language != self.language:
             changes.append(Change(field="language", old=self.language, new=patch.language))
             self.language = patch.language
         if turn is not None:
             self.turn = max(self.turn, turn)
         return changes
+
+    def _set_value(self, path: str, value: str, origin: Origin, turn: int | None
+                   ) -> list[Change]:
+        _check_path(path, SCALAR_FIELDS)
+        value = value.strip() if isinstance(value, str) else value
+        if not value:
+            return []
+        old = self.get(path)
+        if old == value:
+            if origin == "message":
+                self.sources[path] = (self.sources.get(path, (turn, origin))[0], "message")
+            self._device_value(path, value)
+            return []
+        previous = self.sources.get(path)
+        told = previous is not None and previous[1] == "message"
+        if old is not None and path.startswith("user.") and origin == "tool" and told:
+            return []
+        if old is not None and not self._belongs_elsewhere(path, str(old)):
+            self.history.append(Superseded(
+                field=path, value=str(old), turn=previous[0] if previous else None,
+                replaced_by=value, replaced_at=turn))
+        section, name = _split(path)
+        setattr(getattr(self, section), name, value)
+        self.sources[path] = (turn, origin)
+        self._device_value(path, value)
+        return [Change(field=path, old=old, new=value)]
+
+    def _replace_values(self, path: str, pairs: dict[str, str], turn: int | None
+                        ) -> list[Change]:
+        _check_path(path, LIST_FIELDS)
+        changes = []
+        current = list(self.get(path))
+        for old, new in pairs.items():
+            if old not in current or not new.strip():
+                continue
+            current = [v for v in current if v != old]
+            if new not in current:
+                current.append(new)
+            self.history.append(Superseded(field=path, value=old, replaced_by=new,
+                                           replaced_at=turn))
+            section, name = _split(path)
+            setattr(getattr(self, section), name, current)
+            changes.append(Change(field=path, old=old, new=new))
+        return changes
+
+    def _add_values(self, path: str, values: list[str]) -> list[Change]:
+        _check_path(path, LIST_FIELDS)
+        current = list(self.get(path))
+        added = list(dict.fromkeys(
+            v.strip() for v in values if v and v.strip() and v.strip() not in current))
+        if not added:
+            return []
+        section, name = _split(path)
+        setattr(getattr(self, section), name, current + added)
+        return [Change(field=path, old=current, new=current + added)]
+
+    def _milestones(self, texts: list[str], turn: int | None) -> list[Change]:
+        changes = []
+        known = {m.text for m in self.milestones}
+        for text in texts:
+            text = " ".join(text.split())
+            if text and text not in known:
+                known.add(text)
+                self.milestones.append(Milestone(turn=turn, text=text))
+                changes.append(Change(field="milestones", new=text))
+        return changes
+
+    def _next_action(self, next_action: str | None) -> list[Change]:
+        if next_action is None:
+            return []
+        action = next_action.strip() or None
+        if action == self.next_action:
+            return []
+        old, self.next_action = self.next_action, action
+        return [Change(field="next_action", old=old, new=action)]
+
+    # -- devices -----------------------------------------------------------------------
+    def _switch_device(self, name: str | None) -> list[Change]:
+        """Make the device the customer calls ``name`` the current one (the last of
+        :attr:`IssueInfo.devices`), adding it when it is new; the device fields then
+        show its values."""
+        name = name.strip() if isinstance(name, str) else ""
+        if not name:
+            return []
+        devices = list(self.issue.devices)
+        known = next((d for d in devices if d.name == name), None)
+        current = devices[-1] if devices else None
+        if known is not None and known is current:
+            return []
+        if known is None and current is not None and current.name is None:
+            known = current.model_copy(update={"name": name})  # the unnamed device we had
+            devices.remove(current)
+        elif known is not None:
+            devices.remove(known)
+        else:
+            known = Device(name=name)
+        devices.append(known)
+        self.issue.devices = devices[-MAX_DEVICES:]
+        for path in DEVICE_FIELDS:
+            value = getattr(known, _DEVICE_ATTR[path])
+            if value != self.get(path):
+                setattr(self.issue, _split(path)[1], value)
+                if value is None:
+                    self.sources.pop(path, None)
+        return [Change(field="issue.devices", old=current.name if current else None, new=name)]
+
+    def _device_value(self, path: str, value: str) -> None:
+        """Record a device field's value on the current device (creating an unnamed one
+        when the conversation has named none yet)."""
+        if path not in DEVICE_FIELDS:
+            return
+        devices = list(self.issue.devices) or [Device()]
+        devices[-1] = devices[-1].model_copy(update={_DEVICE_ATTR[path]: value})
+        self.issue.devices = devices
+
+    def _belongs_elsewhere(self, path: str, old: str) -> bool:
+        """True when ``old`` is another device's value (not the current device's)."""
+        if path not in DEVICE_FIELDS or not self.issue.devices:
+            return False
+        attr = _DEVICE_ATTR[path]
+        return getattr(self.issue.devices[-1], attr) != old and any(
+            getattr(d, attr) == old for d in self.issue.devices[:-1])
 
     def _statements(self, patch: StatePatch, turn: int | None) -> list[Change]:
         """Constraints and commitments, by the rule of

@@ -207,6 +207,7 @@ class StateMemory:
             constraints=list(state.constraints),
             commitments=list(state.commitments),
             turn=state.turn,
+            language=state.language,
         )
 
     def reset(self) -> None:

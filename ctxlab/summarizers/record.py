@@ -37,7 +37,7 @@ from ..core.items import is_call, is_output, item_kind, item_text, pair_key
 from ..core.language import Language
 from ..core.statements import sentences
 from ..core.tracker import FactTracker, device_noun
-from .text import gist, is_question, last_question, scrub, tool_outcome
+from .text import describe_outcome, gist, is_question, last_question, scrub, tool_outcome
 
 #: Version of :meth:`HandoverRecord.to_dict`'s format.
 RECORD_FORMAT = 1
@@ -321,8 +321,8 @@ class HandoverRecord:
         turn = waiting.turn if waiting else self.turn
         self._step(Step(turn, name, "called", entity, scrub(outcome)))
         if not ok:
-            failed = "调用失败" if self.language == "zh" else "failed"
-            self._milestone(f"{name} {failed}: {scrub(outcome)}")
+            self._milestone(f"{name} 调用失败：{describe_outcome(scrub(outcome), 'zh')}"
+                            if self.language == "zh" else f"{name} failed: {scrub(outcome)}")
 
     def _step(self, step: Step) -> None:
         self.steps.append(step)
