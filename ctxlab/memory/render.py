@@ -98,6 +98,7 @@ _WORDS: dict[str, dict[str, str]] = {
            "superseded_by": " [superseded by {new}]", "current": " (current)",
            "model": "model {}", "serial": "serial {}", "firmware": "firmware {}",
            "order": "order {}", "ticket": "ticket {}", "rma": "RMA {}", "status": "status {}",
+           "problem": "problem {}",
            "entry": "{name}: {values}", "entry_bare": "{name}", "values": ", "},
     "zh": {"user": "客户：", "issue": "问题：", "devices": "设备：", "device": "设备：",
            "constraints": "客户要求：", "commitments": "客服承诺：", "next": "下一步：",
@@ -109,6 +110,7 @@ _WORDS: dict[str, dict[str, str]] = {
            "superseded_by": "（已更换为 {new}）", "current": "（当前）",
            "model": "型号 {}", "serial": "序列号 {}", "firmware": "固件版本 {}",
            "order": "订单号 {}", "ticket": "工单号 {}", "rma": "返修单号 {}", "status": "状态 {}",
+           "problem": "问题 {}",
            "entry": "{name}（{values}）", "entry_bare": "{name}", "values": "，"},
 }
 #: A device's values, in the order its entry shows them.
@@ -184,10 +186,15 @@ def _mark(text: str, replaced: dict[str, str], words: dict[str, str],
     return text
 
 
-def _device(device: Device, words: dict[str, str], language: str, current: bool) -> str:
-    values = [words[attr].format(value) for attr in _DEVICE_SHOWN
+def _device(device: Device, words: dict[str, str], language: str, current: bool,
+            several: bool) -> str:
+    """One device's entry; its problem is shown unless it is the current device (whose
+    problem the issue line gives), which is marked as current among several."""
+    shown = _DEVICE_SHOWN if current else ("problem", *_DEVICE_SHOWN)
+    values = [words[attr].format(value) for attr in shown
               if (value := getattr(device, attr))]
-    name = (device.name or _UNNAMED[language]) + (words["current"] if current else "")
+    name = (device.name or _UNNAMED[language]) + (words["current"] if current and several
+                                                  else "")
     if not values:
         return words["entry_bare"].format(name=name)
     return words["entry"].format(name=name, values=words["values"].join(values))
@@ -201,7 +208,7 @@ def _devices_line(state: SupportState, words: dict[str, str], language: str) -> 
     if not devices or (len(devices) == 1 and devices[0].name is None):
         return ""
     several = len(devices) > 1
-    entries = [_device(d, words, language, several and n == len(devices) - 1)
+    entries = [_device(d, words, language, n == len(devices) - 1, several)
                for n, d in enumerate(devices)]
     head = words["devices"] if several else words["device"]
     return head + words["sep"].join(entries)
@@ -222,7 +229,8 @@ def _head_lines(state: SupportState, language: str, replaced: dict[str, str]) ->
     as_of = words["as_of"].format(n=state.turn) if state.turn else words["end"]
     lines = [(STATE_HEADER_ZH if zh else STATE_HEADER) + as_of]
     devices = _devices_line(state, words, language)
-    skip = frozenset(_split_attr(p) for p in DEVICE_FIELDS) if devices else frozenset()
+    skip = (frozenset(_split_attr(p) for p in DEVICE_FIELDS if p != "issue.category")
+            if devices else frozenset())
     user = _fields(state.user, _USER_ZH if zh else _USER, words)
     issue = _mark(_fields(state.issue, _ISSUE_ZH if zh else _ISSUE, words, skip), replaced,
                   words, _kinds(state))

@@ -59,10 +59,11 @@ LIST_FIELDS: tuple[str, ...] = ("issue.error_codes", "issue.reservation_ids")
 
 #: The scalar fields that belong to the current device (each device keeps its own values
 #: in :attr:`IssueInfo.devices`: a laptop's ticket is not replaced by the printer's).
-DEVICE_FIELDS: tuple[str, ...] = ("issue.device_model", "issue.serial", "issue.firmware",
-                                  "issue.order_id", "issue.ticket_id", "issue.rma",
-                                  "issue.status")
-_DEVICE_ATTR = {"issue.device_model": "model", "issue.serial": "serial",
+DEVICE_FIELDS: tuple[str, ...] = ("issue.category", "issue.device_model", "issue.serial",
+                                  "issue.firmware", "issue.order_id", "issue.ticket_id",
+                                  "issue.rma", "issue.status")
+_DEVICE_ATTR = {"issue.category": "problem", "issue.device_model": "model",
+                "issue.serial": "serial",
                 "issue.firmware": "firmware", "issue.order_id": "order",
                 "issue.ticket_id": "ticket", "issue.rma": "rma", "issue.status": "status"}
 #: Devices kept (the most recently discussed), as the fact tracker keeps them.
@@ -83,12 +84,13 @@ class UserProfile(BaseModel):
 
 class Device(BaseModel):
     """A device the customer has: what they call it (``laptop``, ``冰箱``) and, once known,
-    its model (the product: ``Aurora 14``, ``BCD-123``), serial, firmware, and the order,
-    ticket, RMA and status of its case."""
+    its problem, its model (the product: ``Aurora 14``, ``BCD-123``), serial, firmware, and
+    the order, ticket, RMA and status of its case."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str | None = None
+    problem: str | None = None
     model: str | None = None
     serial: str | None = None
     firmware: str | None = None
@@ -102,8 +104,8 @@ class IssueInfo(BaseModel):
     """What the conversation is about.
 
     ``devices`` lists every device the customer has talked about, the current one last;
-    the fields of :data:`DEVICE_FIELDS` (model, serial, firmware, order, ticket, RMA,
-    status) are the current device's.
+    the fields of :data:`DEVICE_FIELDS` (category, model, serial, firmware, order, ticket,
+    RMA, status) are the current device's.
     """
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
