@@ -261,7 +261,7 @@ class SupportState(BaseModel):
             raise ValueError(f"apply expects a StatePatch, got {type(patch).__name__}")
         if turn is not None and (isinstance(turn, bool) or not isinstance(turn, int) or turn < 0):
             raise ValueError(f"turn must be None or an integer >= 0, got {turn!r}")
-        changes = self._switch_device(patch.device)
+        changes = self._switch_device(patch.device, patch.values.get("issue.serial"))
         for path, value in patch.values.items():
             changes += self._set_value(path, value, patch.origins.get(path, "message"), turn)
         for path, pairs in patch.replace.items():
@@ -354,34 +354,51 @@ class SupportState(BaseModel):
         return [Change(field="next_action", old=old, new=action)]
 
     # -- devices -----------------------------------------------------------------------
-    def _switch_device(self, name: str | None) -> list[Change]:
-        """Make the device the customer calls ``name`` the current one (the last of
-        :attr:`IssueInfo.devices`), adding it when it is new; the device fields then
-        show its values."""
+    def _switch_device(self, name: str | None, serial: str | None = None) -> list[Change]:
+        """Make the device the turn is about the current one (the last of
+        :attr:`IssueInfo.devices`); the device fields then show its values.
+
+        The device is the one the customer calls ``name`` (added when new); without a name,
+        the known device whose serial is ``serial`` (the conversation went back to it
+        without naming it), or, for a serial no device has, the latest device still
+        waiting for its serial when the current one already has another (as the fact
+        tracker files a second device's serial)."""
         name = name.strip() if isinstance(name, str) else ""
-        if not name:
-            return []
         devices = list(self.issue.devices)
-        known = next((d for d in devices if d.name == name), None)
         current = devices[-1] if devices else None
-        if known is not None and known is current:
+        target = self._device_for(devices, name, serial)
+        if target is None or (target is current and not (name and target.name is None)):
             return []
-        if known is None and current is not None and current.name is None:
-            known = current.model_copy(update={"name": name})  # the unnamed device we had
-            devices.remove(current)
-        elif known is not None:
-            devices.remove(known)
-        else:
-            known = Device(name=name)
-        devices.append(known)
+        devices = [d for d in devices if d is not target]
+        if name and target.name is None:  # a new device, or the unnamed one we had
+            target = target.model_copy(update={"name": name})
+        devices.append(target)
         self.issue.devices = devices[-MAX_DEVICES:]
         for path in DEVICE_FIELDS:
-            value = getattr(known, _DEVICE_ATTR[path])
+            value = getattr(target, _DEVICE_ATTR[path])
             if value != self.get(path):
                 setattr(self.issue, _split(path)[1], value)
                 if value is None:
                     self.sources.pop(path, None)
-        return [Change(field="issue.devices", old=current.name if current else None, new=name)]
+        return [Change(field="issue.devices", old=current.name if current else None,
+                       new=target.name)]
+
+    @staticmethod
+    def _device_for(devices: list[Device], name: str, serial: str | None) -> Device | None:
+        """The device a turn naming ``name`` (or giving ``serial``) is about (see
+        :meth:`_switch_device`); a new :class:`Device` for a new name; None: unchanged."""
+        current = devices[-1] if devices else None
+        if name:
+            known = next((d for d in devices if d.name == name), None)
+            if known is not None:
+                return known
+            return current if current is not None and current.name is None else Device()
+        if not serial:
+            return None
+        owner = next((d for d in devices if d.serial == serial), None)
+        if owner is not None or current is None or not current.serial:
+            return owner
+        return next((d for d in reversed(devices) if d.serial is None), None)
 
     def _device_value(self, path: str, value: str) -> None:
         """Record a device field's value on the current device (creating an unnamed one
