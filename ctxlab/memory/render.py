@@ -34,13 +34,20 @@ a reader looks for, and lists one entry per line::
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..context.sources import developer_message
 from ..core import cues
+from ..core.display import display_width, wrap
 from ..core.facts import ALL_FACT_KINDS, facts_in_text
 from ..core.tokens import DEFAULT_ENCODING, get_token_counter
 from .state import DEVICE_FIELDS, LIST_FIELDS, SCALAR_FIELDS, Device, SupportState
+
+#: The display width (columns) state messages are wrapped to by default.
+DISPLAY_WIDTH = 100
+#: The narrowest width a state message may be wrapped to.
+MIN_WIDTH = 40
 
 STATE_HEADER = "Conversation state (kept by the memory system; latest values win"
 #: The same header in a Chinese state message.
@@ -122,7 +129,7 @@ _UNNAMED = {"en": "device", "zh": "设备"}
 
 
 def _fields(section: Any, names: tuple[tuple[str, str], ...], words: dict[str, str],
-            skip: frozenset[str] = frozenset()) -> str:
+            skip: frozenset[str] = frozenset()) -> list[str]:
     parts = []
     for attr, label in names:
         value = getattr(section, attr)
@@ -137,7 +144,7 @@ def _fields(section: Any, names: tuple[tuple[str, str], ...], words: dict[str, s
         if isinstance(value, list):
             value = words["list"].join(value)
         parts.append(f"{label} {value}" if label else str(value))
-    return words["sep"].join(parts)
+    return parts
 
 
 def _t(turn: int | None, language: str = "en") -> str:
@@ -200,53 +207,126 @@ def _device(device: Device, words: dict[str, str], language: str, current: bool,
     return words["entry"].format(name=name, values=words["values"].join(values))
 
 
-def _devices_line(state: SupportState, words: dict[str, str], language: str) -> str:
+def _devices(state: SupportState, words: dict[str, str], language: str
+             ) -> tuple[str, list[str]]:
     """``devices: laptop: model Aurora 14, serial SN-1 | printer (current): ...``; one device
-    is ``device: laptop: model Aurora 14``. Empty when the conversation named no device
-    (the issue line then shows the device fields as before)."""
+    is ``device: laptop: model Aurora 14``. No entries when the conversation named no
+    device (the issue line then shows the device fields as before)."""
     devices = state.issue.devices
     if not devices or (len(devices) == 1 and devices[0].name is None):
-        return ""
+        return "", []
     several = len(devices) > 1
     entries = [_device(d, words, language, n == len(devices) - 1, several)
                for n, d in enumerate(devices)]
-    head = words["devices"] if several else words["device"]
-    return head + words["sep"].join(entries)
+    return (words["devices"] if several else words["device"]), entries
 
 
-def _list(head: str, entries: list[str], words: dict[str, str], language: str) -> str:
-    """A list under its head: one line joined with separators, or (Chinese) a bullet per
-    entry on lines of their own."""
-    if language in _BULLETED:
-        return "\n".join([head.rstrip(), *(f"- {e}" for e in entries)])
-    return head + words["sep"].join(entries)
+@dataclass(frozen=True)
+class _Layout:
+    """How lines are laid out: separators and bullets of the language, wrapped to
+    ``width`` display columns (None: never wrapped). A line is only ever broken between
+    entries, or inside an entry longer than the whole width (then at a space or between
+    Chinese characters, never inside a value: :func:`ctxlab.core.display.wrap`)."""
+
+    words: dict[str, str]
+    language: str
+    width: int | None
+
+    def _wrapped(self, line: str, indent: str) -> list[str]:
+        """``line`` broken at its value separators (", ", "，") where it is too wide, and
+        at spaces or between Chinese characters only where one part alone is."""
+        if self.width is None or display_width(line) <= self.width:
+            return [line]
+        lead = line[: len(line) - len(line.lstrip(" "))]
+        joiner = self.words["values"]
+        parts = line[len(lead):].split(joiner)
+        if len(parts) > 1 and all(parts):
+            return self._packed(parts, joiner, lead, indent)
+        return wrap(line[len(lead):], self.width, indent=indent, first_indent=lead)
+
+    def _packed(self, parts: list[str], joiner: str, first: str, indent: str) -> list[str]:
+        """``parts`` joined by ``joiner`` into as few lines as fit (each continued line
+        ends with the joiner's punctuation and starts with ``indent``)."""
+        assert self.width is not None
+        lines: list[str] = []
+        current = first + parts[0]
+        mark = display_width(joiner.rstrip())  # a continued line ends with it
+        for n, part in enumerate(parts[1:], 2):
+            room = self.width - (mark if n < len(parts) else 0)
+            if display_width(current + joiner + part) <= room:
+                current += joiner + part
+            else:
+                lines += self._plain(current + joiner.rstrip(), indent)
+                current = indent + part
+        return lines + self._plain(current, indent)
+
+    def _plain(self, line: str, indent: str) -> list[str]:
+        """``line`` wrapped at spaces or between Chinese characters where too wide."""
+        assert self.width is not None
+        if display_width(line) <= self.width:
+            return [line]
+        lead = line[: len(line) - len(line.lstrip(" "))]
+        return wrap(line[len(lead):], self.width, indent=indent, first_indent=lead)
+
+    def line(self, head: str, entries: list[str]) -> str:
+        """``head`` then the entries joined by the separator, continued on indented lines
+        when wider than the width."""
+        sep = self.words["sep"]
+        joined = head + sep.join(entries)
+        if self.width is None or display_width(joined) <= self.width:
+            return joined
+        if not entries:
+            return "\n".join(self._wrapped(head, "  "))
+        lines: list[str] = []
+        current = head + entries[0]
+        mark = display_width(sep.rstrip())
+        for n, entry in enumerate(entries[1:], 2):
+            room = self.width - (mark if n < len(entries) else 0)
+            if display_width(current + sep + entry) <= room:
+                current += sep + entry
+            else:
+                lines += self._wrapped(current + sep.rstrip(), "    ")
+                current = "  " + entry
+        lines += self._wrapped(current, "    ")
+        return "\n".join(lines)
+
+    def listed(self, head: str, entries: list[str]) -> str:
+        """A list under its head: a line (as :meth:`line`), or in Chinese a bullet per
+        entry on lines of their own."""
+        if self.language not in _BULLETED:
+            return self.line(head, entries)
+        lines = [head.rstrip()]
+        for entry in entries:
+            lines += self._wrapped(f"- {entry}", "  ")
+        return "\n".join(lines)
 
 
-def _head_lines(state: SupportState, language: str, replaced: dict[str, str]) -> list[str]:
+def _head_lines(state: SupportState, layout: _Layout, replaced: dict[str, str]) -> list[str]:
     """Every line before milestones and superseded values."""
-    words = _WORDS[language]
+    words, language = layout.words, layout.language
     zh = language == "zh"
     as_of = words["as_of"].format(n=state.turn) if state.turn else words["end"]
-    lines = [(STATE_HEADER_ZH if zh else STATE_HEADER) + as_of]
-    devices = _devices_line(state, words, language)
+    lines = [layout.line((STATE_HEADER_ZH if zh else STATE_HEADER) + as_of, [])]
+    device_head, devices = _devices(state, words, language)
     skip = (frozenset(_split_attr(p) for p in DEVICE_FIELDS if p != "issue.category")
             if devices else frozenset())
     user = _fields(state.user, _USER_ZH if zh else _USER, words)
-    issue = _mark(_fields(state.issue, _ISSUE_ZH if zh else _ISSUE, words, skip), replaced,
-                  words, _kinds(state))
-    for head, text in (("user", user), ("devices", devices), ("issue", issue)):
-        if text:
-            lines.append(text if head == "devices" else words[head] + text)
+    issue = [_mark(entry, replaced, words, _kinds(state))
+             for entry in _fields(state.issue, _ISSUE_ZH if zh else _ISSUE, words, skip)]
+    for head, entries in ((words["user"], user), (device_head, devices),
+                          (words["issue"], issue)):
+        if entries:
+            lines.append(layout.line(head, entries))
     if state.constraints:
-        lines.append(_list(words["constraints"], [words["statement"].format(
+        lines.append(layout.listed(words["constraints"], [words["statement"].format(
             topic=_topic(n.topic, language), t=_t(n.turn, language), text=n.text)
-            for n in state.constraints], words, language))
+            for n in state.constraints]))
     if state.commitments:
-        lines.append(_list(words["commitments"], [
+        lines.append(layout.listed(words["commitments"], [
             words["promise"].format(t=_t(n.turn, language), text=n.text)
-            for n in state.commitments], words, language))
+            for n in state.commitments]))
     if state.next_action:
-        lines.append(words["next"] + state.next_action)
+        lines.append(layout.line(words["next"], [state.next_action]))
     return lines
 
 
@@ -254,12 +334,12 @@ def _split_attr(path: str) -> str:
     return path.partition(".")[2]
 
 
-def _builder(state: SupportState, language: str, replaced: dict[str, str]
+def _builder(state: SupportState, layout: _Layout, replaced: dict[str, str]
              ) -> Callable[[list[Any], list[Any]], str]:
     """A function of (milestones, superseded values) -> the whole message."""
-    words = _WORDS[language]
+    words, language = layout.words, layout.language
     kinds = _kinds(state)
-    head = _head_lines(state, language, replaced)
+    head = _head_lines(state, layout, replaced)
     labels = dict(_USER_ZH) | dict(_ISSUE_ZH) if language == "zh" else {}
 
     def when(turn: int | None) -> str:
@@ -274,14 +354,14 @@ def _builder(state: SupportState, language: str, replaced: dict[str, str]
     def build(ms: list[Any], ss: list[Any]) -> str:
         lines = list(head)
         if ms:
-            lines.append(_list(words["milestones"], [words["milestone"].format(
+            lines.append(layout.listed(words["milestones"], [words["milestone"].format(
                 t=_t(m.turn, language), text=_mark(m.text, replaced, words, kinds))
-                for m in ms], words, language))
+                for m in ms]))
         if ss:
-            lines.append(_list(words["superseded"], [words["replaced"].format(
+            lines.append(layout.listed(words["superseded"], [words["replaced"].format(
                 field=field(s.field), value=s.value, t=when(s.turn),
                 new=_mark(s.replaced_by, replaced, words, kinds), t2=when(s.replaced_at))
-                for s in ss], words, language))
+                for s in ss]))
         return "\n".join(lines)
 
     return build
@@ -293,8 +373,11 @@ def render_state(
     max_milestones: int = 6,
     max_superseded: int = 4,
     max_tokens: int = 400,
+    width: int | None = DISPLAY_WIDTH,
 ) -> str:
-    """The state as compact text ("" while it is empty); at most ``max_tokens`` tokens."""
+    """The state as compact text ("" while it is empty); at most ``max_tokens`` tokens, in
+    lines of at most ``width`` display columns (a Chinese character takes two; None: no
+    wrapping)."""
     for name, value in (
         ("max_milestones", max_milestones),
         ("max_superseded", max_superseded),
@@ -302,10 +385,14 @@ def render_state(
     ):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+    if width is not None and (isinstance(width, bool) or not isinstance(width, int)
+                              or width < MIN_WIDTH):
+        raise ValueError(f"width must be None or an integer >= {MIN_WIDTH}, got {width!r}")
     if state.is_empty():
         return ""
     language = state.language if state.language in _WORDS else "en"
-    build = _builder(state, language, _replaced_values(state))
+    build = _builder(state, _Layout(_WORDS[language], language, width),
+                     _replaced_values(state))
     milestones = state.milestones[-max_milestones:] if max_milestones else []
     superseded = state.history[-max_superseded:] if max_superseded else []
     counter = get_token_counter(DEFAULT_ENCODING)
