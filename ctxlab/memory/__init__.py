@@ -28,6 +28,7 @@ from .extract import RuleBasedStateExtractor
 from .fts import (
     CJK_PARTICLES,
     CJK_STOP_CHARS,
+    CJK_STOP_WORDS,
     STOPWORDS,
     Doc,
     FTS5Index,
@@ -58,6 +59,7 @@ from .state_memory import StateExtractor, StateMemory
 __all__ = [
     "CJK_PARTICLES",
     "CJK_STOP_CHARS",
+    "CJK_STOP_WORDS",
     "DENSE_MODELS",
     "DEVICE_FIELDS",
     "LIST_FIELDS",
