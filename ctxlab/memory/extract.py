@@ -343,6 +343,8 @@ def _next_action(reply: str, language: str) -> str:
     return ""  # the agent asked for nothing: no action is pending
 
 
+#: A date or a time of day in a tool call's arguments (a record, not an identifier).
+_WHEN = re.compile(r"\d{2,4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}:\d{2}")
 #: JSON keys of tool outputs as a Chinese milestone names them (others: see
 #: :func:`_key_zh`).
 _KEYS_ZH: dict[str, str] = {
@@ -387,7 +389,8 @@ def _tool_milestone(name: str, args: Mapping[str, Any], data: Any,
     subject = " ".join(values)[:40]
     fields = _key_fields(data, subject)
     if language == "zh":
-        shown = "、".join(v for v in values if any(ch.isdigit() for ch in v))[:40]
+        shown = "、".join(v for v in values if any(ch.isdigit() for ch in v)
+                         and not _WHEN.match(v))[:40]
         head = f"{name} {shown}".strip()
         if isinstance(data, list):
             return _clip(f"{head}：{len(data)} 条结果")
