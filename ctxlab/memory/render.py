@@ -5,11 +5,14 @@ a few dozen tokens and a full one stays within a few hundred::
 
     Conversation state (kept by the memory system; latest values win; as of turn 12)
     user: name Dana Whitfield | email dana.whitfield@example.com
-    devices: laptop: model Aurora 14, serial SN-4Q7K-22981, firmware v1.0.3
-    issue: category overheating | ticket TCK-48213 | ...
     milestones: t2 lookup_device SN-4Q7K-22981: model Aurora 14 (2023) | t7 ...
-    next action: Waiting for the user to answer: Which firmware version ...?
     superseded: issue.firmware v1.0.3 (t5) -> v1.0.4 (t9)
+    device: laptop: model Aurora 14, serial SN-4Q7K-22981, firmware v1.0.4
+    issue: category overheating | error 42
+    next action: Waiting for the user to answer: Which firmware version ...?
+
+The history (milestones, superseded values) comes before the current picture, so the
+latest mention of every value is its current one.
 
 Every device the customer talked about is listed with its own model, serial and firmware
 (a laptop *and* its product name; a laptop and a printer side by side), the current one
@@ -301,22 +304,26 @@ class _Layout:
         return "\n".join(lines)
 
 
-def _head_lines(state: SupportState, layout: _Layout, replaced: dict[str, str]) -> list[str]:
-    """Every line before milestones and superseded values."""
+def _head_lines(state: SupportState, layout: _Layout, replaced: dict[str, str]
+                ) -> tuple[list[str], list[str]]:
+    """The lines before the history (milestones, superseded values) and after it: the
+    header and the user first, then the history, then what is current (devices, issue,
+    constraints, commitments, next action), so the current picture comes last, the way a
+    reader (and a model's recency) takes the latest mention as the current one."""
     words, language = layout.words, layout.language
     zh = language == "zh"
     as_of = words["as_of"].format(n=state.turn) if state.turn else words["end"]
-    lines = [layout.line((STATE_HEADER_ZH if zh else STATE_HEADER) + as_of, [])]
+    top = [layout.line((STATE_HEADER_ZH if zh else STATE_HEADER) + as_of, [])]
     device_head, devices = _devices(state, words, language)
     skip = (frozenset(_split_attr(p) for p in DEVICE_FIELDS if p != "issue.category")
             if devices else frozenset())
     user = _fields(state.user, _USER_ZH if zh else _USER, words)
     issue = [_mark(entry, replaced, words, _kinds(state))
              for entry in _fields(state.issue, _ISSUE_ZH if zh else _ISSUE, words, skip)]
-    for head, entries in ((words["user"], user), (device_head, devices),
-                          (words["issue"], issue)):
-        if entries:
-            lines.append(layout.line(head, entries))
+    if user:
+        top.append(layout.line(words["user"], user))
+    lines = [layout.line(head, entries) for head, entries in
+             ((device_head, devices), (words["issue"], issue)) if entries]
     if state.constraints:
         lines.append(layout.listed(words["constraints"], [words["statement"].format(
             topic=_topic(n.topic, language), t=_t(n.turn, language), text=n.text)
@@ -327,7 +334,7 @@ def _head_lines(state: SupportState, layout: _Layout, replaced: dict[str, str]) 
             for n in state.commitments]))
     if state.next_action:
         lines.append(layout.line(words["next"], [state.next_action]))
-    return lines
+    return top, lines
 
 
 def _split_attr(path: str) -> str:
@@ -339,7 +346,7 @@ def _builder(state: SupportState, layout: _Layout, replaced: dict[str, str]
     """A function of (milestones, superseded values) -> the whole message."""
     words, language = layout.words, layout.language
     kinds = _kinds(state)
-    head = _head_lines(state, layout, replaced)
+    top, current = _head_lines(state, layout, replaced)
     labels = dict(_USER_ZH) | dict(_ISSUE_ZH) if language == "zh" else {}
 
     def when(turn: int | None) -> str:
@@ -352,7 +359,7 @@ def _builder(state: SupportState, layout: _Layout, replaced: dict[str, str]
         return labels.get(_split_attr(path)) or ("问题" if language == "zh" else path)
 
     def build(ms: list[Any], ss: list[Any]) -> str:
-        lines = list(head)
+        lines = list(top)
         if ms:
             lines.append(layout.listed(words["milestones"], [words["milestone"].format(
                 t=_t(m.turn, language), text=_mark(m.text, replaced, words, kinds))
@@ -362,7 +369,7 @@ def _builder(state: SupportState, layout: _Layout, replaced: dict[str, str]
                 field=field(s.field), value=s.value, t=when(s.turn),
                 new=_mark(s.replaced_by, replaced, words, kinds), t2=when(s.replaced_at))
                 for s in ss]))
-        return "\n".join(lines)
+        return "\n".join([*lines, *current])
 
     return build
 
