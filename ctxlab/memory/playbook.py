@@ -10,8 +10,9 @@ A message in Chinese (:func:`ctxlab.core.language.language_of`) is read with
 as much as for laptops (a fridge that does not cool, an air conditioner that blows cold air
 on heating, a washer that stops half-way with water on the floor, a heater that will not
 ignite), with Chinese titles, steps and questions. A title names the fault so that it fits
-the device ("冰箱不制冷", never a fridge's "制冷制热"): it is what the state message
-shows as the problem and what a reply calls it ("我们先处理冰箱不制冷的问题").
+the device (a fridge's fault is 冰箱不制冷, not an air conditioner's cooling-or-heating
+category): it is what the state message shows as the problem and what a reply calls it
+("我们先解决冰箱不制冷的问题").
 """
 
 from __future__ import annotations
