@@ -355,7 +355,7 @@ def zh_exercise_history() -> list[dict[str, Any]]:
 _ZH_FULL_ANSWERS: list[int] = []  # the full history's input tokens for the three questions
 
 
-async def check_zh_memory_setup(make_session: Any, make_manager: Any, *,
+async def check_zh_memory_setup(make_session: Any, make_manager: Any = None, *,
                                 count_folds: bool = True) -> CheckResult:
     """Lesson 05b: ``make_session()`` and ``make_manager(session)`` (or None) build a memory
     under which the agent, after the fridge chat and a late change of phone number, gives
@@ -420,11 +420,11 @@ async def check_zh_memory_setup(make_session: Any, make_manager: Any, *,
     used = cost.total + sum(r.input_tokens for r in records)
     full = cost.full_tokens + sum(_ZH_FULL_ANSWERS)
     spent = (f"整段对话用了 {used:,} 个 token，是完整历史（{full:,}）的 {used / full:.0%}"
-             + (f"，其中摘要折叠 {cost.folds} 次，花了 {cost.fold_tokens:,} 个 token"
+             + (f"，其中摘要压缩 {cost.folds} 次，花了 {cost.fold_tokens:,} 个 token"
                 if cost.folds else ""))
     if used > full * ZH_EXERCISE_RATIO:
         return CheckResult(False, f"三个问题都答对了，但{spent}；目标是不超过 "
-                                  f"{ZH_EXERCISE_RATIO:.0%}。每次调用（包括每次摘要折叠）都要"
+                                  f"{ZH_EXERCISE_RATIO:.0%}。每次调用（包括每次摘要压缩）都要"
                                   "算钱：还有哪些内容不必每一轮都发给模型？", "zh")
     return CheckResult(True, f"新手机号、冰箱型号和客户要求都答对了；{spent}（每次模型调用"
                              "都算在内）", "zh")

@@ -92,7 +92,7 @@ def test_the_lessons_own_state_memory_is_rejected_on_its_cost():
 
 def test_the_lessons_own_summary_is_rejected_because_folds_are_model_calls():
     result = verdict(lambda: SummarizingSession(2, 4, session_id="ex-sum"))
-    assert result.passed is False and "摘要折叠 4 次" in result.message
+    assert result.passed is False and "摘要压缩 4 次" in result.message
 
 
 # ---------------------------------------------------------------------------- degenerate
@@ -100,12 +100,12 @@ def test_the_lessons_own_summary_is_rejected_because_folds_are_model_calls():
 
 def test_folding_at_every_turn_is_priced_and_rejected():
     folding = verdict(lambda: SummarizingSession(0, 1, session_id="ex-fold"))
-    assert folding.passed is False and "摘要折叠 7 次" in folding.message
+    assert folding.passed is False and "摘要压缩 7 次" in folding.message
     # the deliberately wrong check that leaves folds out reports a far smaller cost: the
     # folds' price is what the verdict's figure stands on
     unpriced = verdict(lambda: SummarizingSession(0, 1, session_id="ex-fold-free"),
                        count_folds=False)
-    assert "摘要折叠 7 次" not in unpriced.message
+    assert "摘要压缩 7 次" not in unpriced.message
     assert _share(unpriced.message) < _share(folding.message) - 20
 
 

@@ -121,17 +121,16 @@ def test_planted_chats_keep_every_device_and_model_under_trim_and_state():
     model (before: 49 of 152 on planted:24, the laptop among the missing)."""
     missed = []
     for case in load_cases("planted:4:30-50"):
-        replay = StrategyReplay(case.items, "trim:4+state", ledgers=False)
-
-        async def last_view():
-            last = None
-            async for call_ in replay.calls():
-                last = call_
-            return items_text(last.items)
-
-        text = arun(last_view())
+        text = arun(_last_view(StrategyReplay(case.items, "trim:4+state", ledgers=False)))
         for issue in case.meta["issues"]:
             for value in (issue["device"], issue["model"]):
                 if value not in text:
                     missed.append((case.id, value))
     assert missed == []
+
+
+async def _last_view(replay: StrategyReplay) -> str:
+    last = None
+    async for call_ in replay.calls():
+        last = call_
+    return items_text(last.items)

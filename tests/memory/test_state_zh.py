@@ -3,7 +3,6 @@ the state message in Chinese; recall marks replaced values in Chinese text."""
 
 from __future__ import annotations
 
-import json
 import re
 
 from ctxlab.core.staleness import stale_marks
