@@ -68,8 +68,8 @@ def _overridden(obj: Any) -> list[str]:
 def _require(obj: Any, kinds: tuple[type, ...], what: str) -> None:
     if not isinstance(obj, kinds):
         names = " or ".join(k.__name__ for k in kinds)
-        raise SetupRejected(f"{what} 应该是 ctxlab 的 {names}，这里是 {type(obj).__name__}："
-                            "练习要用库里真正的记忆组件，而不是自己拼出答案的替身")
+        raise SetupRejected(f"{what}应该是 ctxlab 的 {names}，这里却是 {type(obj).__name__}："
+                            "练习要用库里真正的记忆组件，而不是自己拼好答案的替身")
     changed = _overridden(obj)
     if changed:
         raise SetupRejected(f"{what}（{type(obj).__name__}）改写了 {', '.join(changed)}："

@@ -326,7 +326,7 @@ class RuleBasedStateExtractor:
 
 _NEXT_ACTION = {
     "en": ("Waiting for the user to answer: {}", "User to try: {}"),
-    "zh": ("等客户回答：{}", "请客户先试：{}"),
+    "zh": ("等客户回答“{}”", "请客户先试“{}”"),
 }
 
 

@@ -84,7 +84,7 @@ def test_chinese_tool_requests_get_chinese_replies():
     text = str(result.final_output)
     assert text.startswith("好消息：") and "SN-4Q7K-22981" in text and "2027-03-14" in text
     asked = arun(Runner.run(agent, "我这个型号能免费维修吗？", run_config=QUIET))
-    assert str(asked.final_output) == "可以帮您查。麻烦您先发一下序列号，我马上帮您查。"
+    assert str(asked.final_output) == "好的，麻烦您先发一下序列号，我马上帮您查。"
 
 
 def test_through_the_runner_full_history_answers_and_trimming_forgets():

@@ -310,7 +310,7 @@ def missing_identifier_reply(needs: Sequence[str], language: str = "en") -> str:
     """Ask for the identifiers a lookup needs (one question)."""
     if language == "zh":
         what_zh = join_words_zh([fact_label(kind, "zh") for kind in needs])
-        return f"可以帮您查。麻烦您先发一下{what_zh}，我马上帮您查。"
+        return f"好的，麻烦您先发一下{what_zh}，我马上帮您查。"
     what = join_words([FACT_LABELS[kind] for kind in needs])
     return f"I can look that up, but I need your {what} first. Could you share it?"
 
