@@ -389,7 +389,7 @@ async def check_zh_memory_setup(make_session: Any, make_manager: Any = None, *,
 
     def checked_manager(session: Any) -> Any:
         manager = make_manager(session)
-        check_manager(manager)
+        check_manager(manager, session)
         return manager
 
     agent = make_support_agent(OfflineSupportModel())

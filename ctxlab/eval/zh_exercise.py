@@ -94,17 +94,27 @@ def check_session(session: Any) -> None:
         _require(summarizer, (ExtractiveSummarizer, LLMSummarizer), "摘要器")
 
 
-def check_manager(manager: Any) -> None:
-    """A ContextManager of ctxlab's whose sources are ctxlab's (no callback that could change
-    what the model is sent)."""
+def check_manager(manager: Any, session: Any) -> None:
+    """A ContextManager of ctxlab's whose sources are ctxlab's, start empty and read the
+    conversation's own session (no callback that could change what the model is sent)."""
     _require(manager, (ContextManager,), "make_manager(session) 返回的对象")
+    sources = [("状态来源（state=）", manager.state), ("召回来源（retriever=）", manager.retriever)]
     if manager.state is not None:
         _require(manager.state, (StateMemory,), "状态来源（state=）")
         _require(manager.state.extractor, (RuleBasedStateExtractor, LLMStateExtractor),
                  "状态提取器")
+        if not manager.state.state.is_empty():
+            raise SetupRejected("状态记忆一开始就已经有内容了：它应该从这段对话里自己提取，"
+                                "而不是事先填好")
     if manager.retriever is not None:
         _require(manager.retriever, (Recall,), "召回来源（retriever=）")
         _require(manager.retriever.index, (FTS5Index, DenseIndex), "召回索引")
+        if len(manager.retriever.index):
+            raise SetupRejected("召回索引一开始就已经有内容了：它应该只索引这段对话")
+    for what, source in sources:
+        bound = getattr(source, "session", None)
+        if bound is not None and bound is not session:
+            raise SetupRejected(f"{what}读的是另一个会话：它应该读 make_session() 返回的这个")
     if manager.on_assemble is not None:
         raise SetupRejected("on_assemble 回调能改动发给模型的内容，这个练习里请不要设置")
 
@@ -166,7 +176,7 @@ def _strategy(make_session: Callable[[], Any], make_manager: Callable[[Any], Any
     def transform_factory(session: Any, _tools: Sequence[Any]) -> Any:
         assert make_manager is not None
         manager = make_manager(session)
-        check_manager(manager)
+        check_manager(manager, session)
 
         async def transform(instructions: str | None,
                             items: list[dict[str, Any]]) -> TransformResult:

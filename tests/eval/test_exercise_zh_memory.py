@@ -246,3 +246,25 @@ def test_a_duck_typed_manager_is_rejected():
 
     result = verdict(lambda: TrimmingSession("ex-mgr", max_turns=1), lambda s: Manager())
     assert result.passed is False and "ContextManager" in result.message
+
+
+def test_a_state_filled_in_advance_is_rejected():
+    def manager(session):
+        memory = StateMemory(session=session)
+        memory.state.apply(StatePatch(values={"user.phone": "13600001234",
+                                              "issue.device_model": "BCD-123"},
+                                      constraints=["只能周末上门。"], language="zh"), turn=1)
+        return ContextManager(8000, state=memory, session=session)
+
+    assert fools_the_model(lambda: TrimmingSession("ex-pre", max_turns=1), manager)
+    result = verdict(lambda: TrimmingSession("ex-pre", max_turns=1), manager)
+    assert result.passed is False and "事先填好" in result.message
+
+
+def test_a_state_that_reads_another_session_is_rejected():
+    def manager(session):
+        other = TrimmingSession("ex-other", max_turns=1)
+        return ContextManager(8000, state=StateMemory(session=other), session=session)
+
+    result = verdict(lambda: TrimmingSession("ex-own", max_turns=1), manager)
+    assert result.passed is False and "另一个会话" in result.message
