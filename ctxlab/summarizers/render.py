@@ -132,8 +132,8 @@ OTHER_LABELS_ZH: dict[str, str] = {
     "Amounts": "金额与数量", "Durations": "耗时", "Links": "链接", "Other emails": "其他邮箱",
 }
 #: A quantity that is a duration (a latency in a tool trace), listed apart from amounts.
-_DURATION = re.compile(r"^\d+(?:\.\d+)?\s*(?:ms|s|sec|secs|seconds?|min|毫秒|秒|分钟)$",
-                       re.IGNORECASE)
+_DURATION = re.compile(r"^\d+(?:\.\d+)?\s*(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?"
+                       r"|h|hrs?|hours?|毫秒|秒|分钟|小时)$", re.IGNORECASE)
 
 
 @dataclass

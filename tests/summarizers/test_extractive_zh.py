@@ -113,3 +113,15 @@ def test_folding_in_steps_gives_the_same_chinese_summary():
 def test_the_llm_prompt_keeps_the_conversation_language():
     assert "language the customer writes in" in SUMMARY_PROMPT
     assert "never translate" in SUMMARY_PROMPT
+
+
+def test_durations_are_listed_apart_from_amounts_in_either_language():
+    """A latency in a tool trace (184ms) is not an amount: both languages list durations
+    under their own label."""
+    from ctxlab import seed_support_conversation
+
+    english = ExtractiveSummarizer().summarize(seed_support_conversation().items).text
+    assert "- Durations: 5 minutes, 15 seconds" in english
+    assert "- Amounts: 96 W, 4 years" in english
+    fridge = ExtractiveSummarizer().summarize(chat("zh-01-fridge-bcd123")).text
+    assert "- 耗时：184ms、233ms、97ms" in fridge and "金额与数量" not in fridge
