@@ -235,11 +235,14 @@ class _Layout:
     language: str
     width: int | None
 
-    def _wrapped(self, line: str, indent: str) -> list[str]:
+    def _wrapped(self, line: str, indent: str, prose: bool = False) -> list[str]:
         """``line`` broken at its value separators (", ", "，") where it is too wide, and
-        at spaces or between Chinese characters only where one part alone is."""
+        at spaces or between Chinese characters only where one part alone is; a sentence
+        (``prose``) is only ever broken at spaces or between Chinese characters."""
         if self.width is None or display_width(line) <= self.width:
             return [line]
+        if prose:
+            return self._plain(line, indent)
         lead = line[: len(line) - len(line.lstrip(" "))]
         joiner = self.words["values"]
         parts = line[len(lead):].split(joiner)
@@ -271,9 +274,9 @@ class _Layout:
         lead = line[: len(line) - len(line.lstrip(" "))]
         return wrap(line[len(lead):], self.width, indent=indent, first_indent=lead)
 
-    def line(self, head: str, entries: list[str]) -> str:
+    def line(self, head: str, entries: list[str], prose: bool = False) -> str:
         """``head`` then the entries joined by the separator, continued on indented lines
-        when wider than the width."""
+        when wider than the width (``prose``: entries are sentences)."""
         sep = self.words["sep"]
         joined = head + sep.join(entries)
         if self.width is None or display_width(joined) <= self.width:
@@ -288,19 +291,19 @@ class _Layout:
             if display_width(current + sep + entry) <= room:
                 current += sep + entry
             else:
-                lines += self._wrapped(current + sep.rstrip(), "    ")
+                lines += self._wrapped(current + sep.rstrip(), "    ", prose)
                 current = "  " + entry
-        lines += self._wrapped(current, "    ")
+        lines += self._wrapped(current, "    ", prose)
         return "\n".join(lines)
 
-    def listed(self, head: str, entries: list[str]) -> str:
+    def listed(self, head: str, entries: list[str], prose: bool = False) -> str:
         """A list under its head: a line (as :meth:`line`), or in Chinese a bullet per
         entry on lines of their own."""
         if self.language not in _BULLETED:
-            return self.line(head, entries)
+            return self.line(head, entries, prose)
         lines = [head.rstrip()]
         for entry in entries:
-            lines += self._wrapped(f"- {entry}", "  ")
+            lines += self._wrapped(f"- {entry}", "  ", prose)
         return "\n".join(lines)
 
 
@@ -327,13 +330,13 @@ def _head_lines(state: SupportState, layout: _Layout, replaced: dict[str, str]
     if state.constraints:
         lines.append(layout.listed(words["constraints"], [words["statement"].format(
             topic=_topic(n.topic, language), t=_t(n.turn, language), text=n.text)
-            for n in state.constraints]))
+            for n in state.constraints], prose=True))
     if state.commitments:
         lines.append(layout.listed(words["commitments"], [
             words["promise"].format(t=_t(n.turn, language), text=n.text)
-            for n in state.commitments]))
+            for n in state.commitments], prose=True))
     if state.next_action:
-        lines.append(layout.line(words["next"], [state.next_action]))
+        lines.append(layout.line(words["next"], [state.next_action], prose=True))
     return top, lines
 
 
