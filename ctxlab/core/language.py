@@ -69,8 +69,12 @@ def cjk_share(text: str) -> float:
     return cjk / (cjk + latin) if cjk + latin else 0.0
 
 
-def _decide(cjk: int, latin: int) -> Language:
+def decide(cjk: int, latin: int) -> Language:
+    """The language ``cjk`` CJK characters and ``latin`` Latin letters add up to."""
     return "zh" if cjk and cjk >= ZH_SHARE * (cjk + latin) else "en"
+
+
+_decide = decide
 
 
 def language_of(text: str) -> Language:

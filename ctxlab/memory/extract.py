@@ -26,8 +26,9 @@ ticket TCK-1"). Constraints the customer sets and promises the agent makes are f
 agent's last open question, or the first step it asked the user to try; a reply that asks
 for nothing clears it.
 
-The language of the turn's user messages (:func:`turn_language`) goes into the patch when it
-differs from the state's, so the state message follows the customer's language.
+The letters of the turn's user messages go into the patch (``letters``): the state adds them
+up, so the state message follows the language of the customer's messages so far, as a
+summary does.
 
 Rules are deliberately modest and readable; :class:`~ctxlab.memory.LLMStateExtractor` does
 the same job with a model when one is configured.
@@ -44,11 +45,11 @@ from ..context.compaction import KEY_FIELD, tool_names
 from ..core.facts import ALL_FACT_KINDS, FACT_KINDS, find_facts, latest_fact
 from ..core.identifiers import find_identifiers
 from ..core.items import is_call, is_output, item_kind, item_text, item_type
-from ..core.language import ZH_SHARE, Language, has_cjk, letter_counts
+from ..core.language import ZH_SHARE, Language, decide, has_cjk, letter_counts
 from ..core.statements import find_commitments, find_constraints, find_done, sentences
 from ..core.tracker import device_noun, is_update
 from .playbook import match_symptoms
-from .state import StatePatch, SupportState
+from .state import MIN_LANGUAGE_LETTERS, StatePatch, SupportState
 
 Item = Mapping[str, Any]
 
@@ -70,18 +71,22 @@ ZH_FACT_FIELDS: dict[str, str] = {
     "date": "issue.date",
 }
 
-#: Letters (CJK characters or Latin letters) a turn's user messages need to decide a language.
-MIN_LANGUAGE_LETTERS = 4
 
 
-def turn_language(items: Sequence[Item]) -> Language | None:
-    """The language of the user messages among ``items``, or None when they hold fewer than
-    :data:`MIN_LANGUAGE_LETTERS` letters ("OK", "13912345678")."""
+def _letters(items: Sequence[Item]) -> tuple[int, int]:
+    """(CJK characters, Latin letters) of the user messages among ``items``."""
     cjk = latin = 0
     for item in items:
         if item_kind(item) == "user":
             c, a = letter_counts(item_text(item))
             cjk, latin = cjk + c, latin + a
+    return cjk, latin
+
+
+def turn_language(items: Sequence[Item]) -> Language | None:
+    """The language of the user messages among ``items``, or None when they hold fewer than
+    :data:`MIN_LANGUAGE_LETTERS` letters ("OK", "13912345678")."""
+    cjk, latin = _letters(items)
     if cjk + latin < MIN_LANGUAGE_LETTERS:
         return None
     return "zh" if cjk >= ZH_SHARE * (cjk + latin) else "en"
@@ -182,10 +187,11 @@ class RuleBasedStateExtractor:
             raise ValueError(f"extract_turn expects a list of items, got {type(items).__name__}")
         state = state or SupportState()
         patch = StatePatch()
-        language = turn_language(items)
-        if language is not None and language != state.language:
-            patch.language = language
-        language = language or state.language
+        letters = _letters(items)
+        if sum(letters):
+            patch.letters = letters
+        total = (state.letters[0] + letters[0], state.letters[1] + letters[1])
+        language = decide(*total) if sum(total) >= MIN_LANGUAGE_LETTERS else state.language
         self._facts(items, patch, state, language)
         self._user_messages(items, state, patch)
         self._tools(items, patch, language)

@@ -18,7 +18,9 @@ compact message:
 * ``history``: every value that was replaced, with the turn it came from and the turn that
   replaced it (the latest value wins, the old one is not forgotten);
 * ``language``: the language the customer writes in (``"en"``, ``"zh"``), which the state
-  message is rendered in.
+  message is rendered in: decided, like a summary's, by the letters of all the customer's
+  messages so far (``letters``), so one English question in a Chinese chat does not switch
+  it.
 
 Extractors (:mod:`ctxlab.memory.extract`, :mod:`ctxlab.memory.llm_extract`) produce a
 :class:`StatePatch` per turn; :meth:`SupportState.apply` merges it.
@@ -30,7 +32,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..core.language import Language
+from ..core.language import Language, decide
 from ..core.statements import as_statement, closest, same_promise
 
 #: Where a value came from: said in conversation, or read from a tool call or output.
@@ -66,6 +68,9 @@ _DEVICE_ATTR = {"issue.category": "problem", "issue.device_model": "model",
                 "issue.serial": "serial",
                 "issue.firmware": "firmware", "issue.order_id": "order",
                 "issue.ticket_id": "ticket", "issue.rma": "rma", "issue.status": "status"}
+#: Letters (CJK characters or Latin letters) the customer's messages need to decide a
+#: language.
+MIN_LANGUAGE_LETTERS = 4
 #: Devices kept (the most recently discussed), as the fact tracker keeps them.
 MAX_DEVICES = 6
 
@@ -167,8 +172,11 @@ class StatePatch(BaseModel):
     sentences saying a commitment was kept; ``replace`` replaces values of list fields
     (``{"issue.error_codes": {"E1": "E2"}}``: a new error code instead of the old one);
     ``language`` is the language the turn's user messages are written in (None: not
-    decided, for instance a turn with a bare "OK"); ``device`` is the device the turn is
-    about, as the customer calls it ("laptop", "冰箱"; None: the same as before).
+    decided, for instance a turn with a bare "OK"); ``letters`` are the (CJK, Latin) letter
+    counts of the turn's user messages, which the state adds up to decide the conversation's
+    language (an extractor gives one or the other; ``language`` wins); ``device`` is the
+    device the turn is about, as the customer calls it ("laptop", "冰箱"; None: the same as
+    before).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -183,12 +191,13 @@ class StatePatch(BaseModel):
     done: list[str] = Field(default_factory=list)
     replace: dict[str, dict[str, str]] = Field(default_factory=dict)
     language: Language | None = None
+    letters: tuple[int, int] | None = None
     device: str | None = None
 
     def is_empty(self) -> bool:
         return not (self.values or self.add or self.milestones or self.next_action is not None
                     or self.constraints or self.commitments or self.done or self.replace
-                    or self.language is not None or self.device)
+                    or self.language is not None or self.device or bool(self.letters))
 
 
 class Change(BaseModel):
@@ -206,7 +215,8 @@ class SupportState(BaseModel):
 
     ``sources`` records, for every scalar field that holds a value, the turn that value
     came from and whether it was said in conversation or read from a tool; ``turn`` is the
-    last turn applied; ``language`` the language of the customer's latest turn that decided
+    last turn applied; ``letters`` the (CJK, Latin) letters of the customer's messages so far
+    and ``language`` the language they add up to (or the latest an extractor stated;
     one (the state message is written in it).
     """
 
@@ -222,6 +232,7 @@ class SupportState(BaseModel):
     sources: dict[str, tuple[int | None, Origin]] = Field(default_factory=dict)
     turn: int = 0
     language: Language = "en"
+    letters: tuple[int, int] = (0, 0)
 
     # -- reading ---------------------------------------------------------------------
     def get(self, path: str) -> Any:
@@ -271,9 +282,7 @@ class SupportState(BaseModel):
         changes += self._milestones(patch.milestones, turn)
         changes += self._statements(patch, turn)
         changes += self._next_action(patch.next_action)
-        if patch.language is not None and patch.language != self.language:
-            changes.append(Change(field="language", old=self.language, new=patch.language))
-            self.language = patch.language
+        changes += self._language(patch)
         if turn is not None:
             self.turn = max(self.turn, turn)
         return changes
@@ -352,6 +361,20 @@ class SupportState(BaseModel):
             return []
         old, self.next_action = self.next_action, action
         return [Change(field="next_action", old=old, new=action)]
+
+    def _language(self, patch: StatePatch) -> list[Change]:
+        """The conversation's language: the patch's, or the one all the customer's letters
+        so far add up to (:func:`ctxlab.core.language.decide`)."""
+        language = patch.language
+        if patch.letters:
+            cjk, latin = (self.letters[0] + patch.letters[0], self.letters[1] + patch.letters[1])
+            self.letters = (cjk, latin)
+            if language is None and cjk + latin >= MIN_LANGUAGE_LETTERS:
+                language = decide(cjk, latin)
+        if language is None or language == self.language:
+            return []
+        old, self.language = self.language, language
+        return [Change(field="language", old=old, new=language)]
 
     # -- devices -----------------------------------------------------------------------
     def _switch_device(self, name: str | None, serial: str | None = None) -> list[Change]:
@@ -466,6 +489,7 @@ class SupportState(BaseModel):
             sources=dict(self.sources),
             turn=self.turn,
             language=self.language,
+            letters=self.letters,
         )
 
     # -- showing ---------------------------------------------------------------------

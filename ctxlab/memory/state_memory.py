@@ -208,6 +208,7 @@ class StateMemory:
             commitments=list(state.commitments),
             turn=state.turn,
             language=state.language,
+            letters=state.letters,
         )
 
     def reset(self) -> None:

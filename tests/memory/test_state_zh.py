@@ -127,3 +127,16 @@ def test_recall_marks_replaced_values_even_without_a_label():
     phone = FactTracker()
     phone.feed(chat("zh-05-phone-exchange"))
     assert "15800001111 [superseded by 13600002222" in mark_superseded("手机号15800001111。", phone)
+
+
+def test_the_state_follows_the_conversations_language_not_one_turn():
+    """Like a summary, the state message is written in the language the customer's messages
+    add up to: one English question in a Chinese chat does not switch it (and the reverse)."""
+    memory = state_of([*chat("zh-01-fridge-bcd123"), user("What was my ticket number again?"),
+                       assistant("TCK-50821.")])
+    assert memory.state.language == "zh" and memory.render().startswith("对话状态")
+    english = state_of([user("My printer jams on every page, can you help?"),
+                        assistant("Sure."), user("打印机型号是XK-100。"), assistant("OK.")])
+    assert english.state.language == "en"
+    cjk, latin = english.state.letters
+    assert cjk == len("打印机型号是") and latin > cjk
