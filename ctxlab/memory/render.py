@@ -425,6 +425,10 @@ def _topic(topic: str, language: str) -> str:
 
 
 def state_message(state: SupportState, **options: Any) -> dict[str, Any] | None:
-    """The rendered state as one developer message, or None while the state is empty."""
+    """The rendered state as one developer message, or None while the state is empty. The
+    message a model reads is not wrapped (``width=None``: line breaks would only cost
+    tokens) unless ``options`` ask for a width; :func:`render_state` wraps what a person
+    reads."""
+    options.setdefault("width", None)
     text = render_state(state, **options)
     return developer_message(text) if text else None
