@@ -64,9 +64,9 @@ def test_notebooks_are_committed_executed_and_complete(path):
             assert out["output_type"] != "error", f"stored error output in {path.name}"
     text = "\n".join("".join(c["source"]) for c in nb["cells"])
     assert "In this lesson you will" in text or "you will" in text, "goals up front"
-    assert "## Exercise" in text
+    assert re.search(r"^## (?:\S+ · )?Exercise", text, re.MULTILINE)  # 05b: ## 练习 · Exercise
     assert re.search(r"from ctxlab\.eval\.exercises import [^\n]*check_", text), "exercise check"
-    assert "## Try it with a real model" in text
+    assert re.search(r"^## (?:\S+ · )?Try it with a real model", text, re.MULTILINE)
     assert "nest_asyncio.apply" not in text
 
 

@@ -63,6 +63,7 @@ STALE_AFTER: tuple[str, ...] = (
     r"cancell?ed|merged|outdated|wrong|incorrect|a\s+typo|being\s+shut\s+down|shut\s+down|"
     r"retired|closed\s+and\s+replaced)",
     r"\s*(?:已经?|快要?)?(?:作废|停用|不用了|失效|过期|被合并)",
+    r"\s*[（(\[]\s*已(?:被)?(?:替换|更换|改)为?",
 )
 #: Arrows between an old and a new value ("v1 -> v2"): what comes before is stale.
 ARROWS: tuple[str, ...] = (r"->", r"→", r"=>")
@@ -299,7 +300,7 @@ LABELS_ZH: dict[str, str] = {
     "phone": "手机号",
     "name": "姓名",
     "model": "型号",
-    "from_tools": "来自工具",
+    "from_tools": "系统查询",
     "earlier": "此前",
     "since_turn": "始于第",
     "until_turn": "至第",
@@ -319,7 +320,7 @@ LABELS_ZH: dict[str, str] = {
 #: Constraint topics (:data:`CONSTRAINT_TOPICS`) as a Chinese summary names them.
 CONSTRAINT_TOPICS_ZH: dict[str, str] = {
     "availability": "时间安排", "contact": "联系方式", "schedule": "上门时间",
-    "shipping": "收货", "data": "数据", "billing": "费用", "other": "其他",
+    "shipping": "收货方式", "data": "数据处理", "billing": "费用", "other": "其他",
 }
 
 

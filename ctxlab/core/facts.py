@@ -199,9 +199,14 @@ _NEAR_CJK = r"(?<=[" + _CJK + _ZH_PUNCT + r"])"
 _MOBILE = r"(?:\+?86[- ]?)?1[3-9]\d(?:[- ]?\d{4}){2}"
 
 
+#: A short note in brackets between a label and its value: 型号（系统查询）：AX3000.
+_ZH_NOTE = r"(?:[（(][^（）()\n]{1,8}[）)])?"
+
+
 def _zh(labels: str) -> str:
-    """A Chinese label group followed by the separator."""
-    return r"(?:" + labels + r")" + _ZH_NUMBER_WORDS + _ZH_SEP
+    """A Chinese label group (with an optional short note in brackets) followed by the
+    separator."""
+    return r"(?:" + labels + r")" + _ZH_NUMBER_WORDS + _ZH_NOTE + _ZH_SEP
 
 
 def _has_digits(n: int) -> Callable[[str], bool]:

@@ -16,7 +16,9 @@ from .spans import claim_in_order
 
 # Order matters: earlier patterns claim their span first.
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("email", re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")),
+    # ASCII only: in Chinese text "我邮箱是a@x.com" the address starts after the Chinese
+    ("email", re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+"
+                         r"(?:\.[A-Za-z0-9-]+)+(?![A-Za-z0-9-])")),
     ("url", re.compile(r"\bhttps?://[^\s<>\"')\]]+")),
     # a date with a time of day: log lines, sensor samples (not something people quote)
     ("timestamp", re.compile(

@@ -219,9 +219,11 @@ def item_text(item: Mapping[str, Any]) -> str:
 
 
 def preview(text: str, width: int = 80) -> str:
-    """One line of at most ``width`` characters."""
-    line = " ".join(text.split())
-    return line if len(line) <= width else line[: width - 1] + "…"
+    """One line of at most ``width`` display columns (a Chinese character takes two:
+    :mod:`ctxlab.core.display`), ending in "…" when cut."""
+    from .display import clip
+
+    return clip(" ".join(text.split()), width)
 
 
 def describe_items(

@@ -47,12 +47,20 @@ def has_cjk(text: str) -> bool:
     return _CJK.search(text) is not None
 
 
+#: Identifiers, whose letters say nothing about the language: e-mail addresses, links and
+#: codes with a digit (``TCK-50821``, ``BCD-123``, ``v1.0.3``).
+_IDENTIFIER = re.compile(r"\S+@\S+|https?://\S+"
+                         r"|[A-Za-z0-9._/+-]*[0-9][A-Za-z0-9._/+-]*")
+
+
 def letter_counts(text: str) -> tuple[int, int]:
-    """(CJK characters, Latin letters) in ``text``."""
+    """(CJK characters, Latin letters) in ``text``, identifiers left out."""
     if not isinstance(text, str):
         raise TypeError(f"expected a str, got {type(text).__name__}")
     cjk = len(_CJK.findall(text)) if not text.isascii() else 0
-    return cjk, len(_LATIN.findall(text))
+    plain = "://" not in text and not any(ch.isdigit() or ch == "@" for ch in text)
+    words = text if plain else _IDENTIFIER.sub(" ", text)
+    return cjk, len(_LATIN.findall(words))
 
 
 def cjk_share(text: str) -> float:
@@ -61,8 +69,12 @@ def cjk_share(text: str) -> float:
     return cjk / (cjk + latin) if cjk + latin else 0.0
 
 
-def _decide(cjk: int, latin: int) -> Language:
+def decide(cjk: int, latin: int) -> Language:
+    """The language ``cjk`` CJK characters and ``latin`` Latin letters add up to."""
     return "zh" if cjk and cjk >= ZH_SHARE * (cjk + latin) else "en"
+
+
+_decide = decide
 
 
 def language_of(text: str) -> Language:

@@ -12,6 +12,7 @@ import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..core.display import display_width, pad
 from .corpora import Conversation
 
 
@@ -148,20 +149,13 @@ def compare_token_counts(
     return rows
 
 
-def _display_width(text: str) -> int:
-    import unicodedata
-
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
 def token_comparison_table(rows: Sequence[TokenComparison]) -> str:
     """:func:`compare_token_counts` rows as a plain-text table (aligned for CJK labels)."""
-    width = max([len("text"), *(_display_width(r.label) for r in rows)])
+    width = max([len("text"), *(display_width(r.label) for r in rows)])
     lines = [f"{'text':<{width}}  chars  exact  chars/4  tokens/char  exact / (chars/4)",
              "-" * (width + 53)]
     for r in rows:
-        pad = " " * (width - _display_width(r.label))
-        lines.append(f"{r.label}{pad}  {r.chars:>5}  {r.exact:>5}  {r.estimate:>7}  "
+        lines.append(f"{pad(r.label, width)}  {r.chars:>5}  {r.exact:>5}  {r.estimate:>7}  "
                      f"{r.tokens_per_char:>11.2f}  {r.undercount:>17.2f}")
     return "\n".join(lines)
 

@@ -20,6 +20,7 @@ from typing import Any
 from agents import Agent, RunConfig, Runner
 from agents.run_config import CallModelData, ModelInputData
 
+from ..core.display import display_width, pad
 from ..core.items import clone, is_output, item_kind, item_text
 from ..core.tokens import ITEM_OVERHEAD_TOKENS, get_token_counter, tool_schema_text
 from ..summarizers.metered import SummaryCall, metered
@@ -263,18 +264,19 @@ def probe_table(records_by_label: Mapping[str, Sequence[TurnRecord]], probes: Se
     obtained: see :func:`probe_outcome`). ``reader`` names how the model read its window
     (printed above the table, e.g. ``agent.model.reader_label``)."""
     labels = list(records_by_label)
-    width = max(16, *(len(label) for label in labels))
-    header = f"{'turn':>4}  {'fact':<10}  " + "  ".join(f"{label:^{width}}" for label in labels)
-    lines = [header, "-" * len(header)]
+    width = max(16, *(display_width(label) for label in labels))
+    header = f"{'turn':>4}  {'fact':<10}  " + "  ".join(pad(label, width, "^")
+                                                         for label in labels)
+    lines = [header, "-" * display_width(header)]
     if reader:
         lines.insert(0, f"answers by the offline model, {reader}")
     for probe in probes:
         marks = [PROBE_MARKS[probe_outcome(records_by_label[label], probe)] for label in labels]
-        lines.append(f"{probe.turn:>4}  {probe.fact:<10}  "
-                     + "  ".join(f"{mark:^{width}}" for mark in marks))
+        lines.append(f"{probe.turn:>4}  {pad(probe.fact, 10)}  "
+                     + "  ".join(pad(mark, width, "^") for mark in marks))
     totals = [sum(recalled(records_by_label[label], p) for p in probes) for label in labels]
     lines.append(f"{'':>4}  {'total':<10}  "
-                 + "  ".join(f"{f'{t}/{len(probes)}':^{width}}" for t in totals))
+                 + "  ".join(pad(f"{t}/{len(probes)}", width, "^") for t in totals))
     return "\n".join(lines)
 
 
@@ -345,14 +347,20 @@ async def answer_table(
     history: Sequence[Mapping[str, Any]],
     questions: Sequence[tuple[str, str, str]],
     memories: Mapping[str, tuple[Callable[[], Any], Callable[[Any], Any] | None]],
+    *,
+    headings: tuple[str, str] = ("fact", "tokens"),
 ) -> str:
     """A text table: one row per question ``(label, question, expected value)``, one column
     per memory ``label -> (make_session, make_manager or None)``; a cell is ✓ when the reply
     holds the expected value (:func:`ask_after`), ✗ otherwise. The last row sums the input
-    tokens of all the questions."""
+    tokens of all the questions. ``headings`` name the first column and the last row (a
+    Chinese lesson passes its own); columns are aligned by display width, so Chinese
+    labels line up too."""
+    fact_head, tokens_head = headings
     labels = list(memories)
-    width = max(14, *(len(label) for label in labels))
-    head = max(8, *(len(label) for label, _, _ in questions))
+    width = max(14, *(display_width(label) for label in labels))
+    head = max(8, display_width(fact_head), display_width(tokens_head),
+               *(display_width(label) for label, _, _ in questions))
     marks: dict[str, list[str]] = {label: [] for label in labels}
     tokens = dict.fromkeys(labels, 0)
     for label, (make_session, make_manager) in memories.items():
@@ -360,11 +368,11 @@ async def answer_table(
             record = await ask_after(agent, history, question, make_session, make_manager)
             marks[label].append("✓" if expected in record.reply else "✗")
             tokens[label] += record.input_tokens
-    lines = [f"{'fact':<{head}}  " + "  ".join(f"{label:^{width}}" for label in labels)]
-    lines.append("-" * len(lines[0]))
+    lines = [f"{pad(fact_head, head)}  " + "  ".join(pad(label, width, "^") for label in labels)]
+    lines.append("-" * display_width(lines[0]))
     for row, (name, _, _) in enumerate(questions):
-        lines.append(f"{name:<{head}}  " + "  ".join(f"{marks[label][row]:^{width}}"
-                                                    for label in labels))
-    lines.append(f"{'tokens':<{head}}  " + "  ".join(f"{tokens[label]:^{width},}"
-                                                   for label in labels))
+        lines.append(f"{pad(name, head)}  " + "  ".join(pad(marks[label][row], width, "^")
+                                                       for label in labels))
+    lines.append(f"{pad(tokens_head, head)}  " + "  ".join(pad(f"{tokens[label]:,}", width, "^")
+                                                          for label in labels))
     return "\n".join(lines)

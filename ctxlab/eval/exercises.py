@@ -24,31 +24,43 @@ from ..course.costs import cost_usd
 from ..course.offline import OfflineSupportModel
 from ..course.runs import TurnRecord, run_conversation
 from ..sessions import SummarizingSession, TrimmingSession
+from .zh_exercise import ZH_EXERCISE_RATIO
 
 #: Checks run the offline model: nothing to trace or export.
 _QUIET = RunConfig(tracing_disabled=True)
 
 
+#: The verdict's mark per language (plain characters every font has: emoji render as boxes
+#: without an emoji font).
+_MARKS: dict[str, dict[bool | None, str]] = {
+    "en": {True: "✓ correct", False: "✗ not yet", None: "… not answered yet"},
+    "zh": {True: "✓ 通过", False: "✗ 还没通过", None: "… 还没作答"},
+}
+
+
 @dataclass(frozen=True)
 class CheckResult:
-    """The verdict on one answer: ``passed`` is True, False, or None (not answered yet)."""
+    """The verdict on one answer: ``passed`` is True, False, or None (not answered yet);
+    ``language`` is the language of the lesson (``"zh"`` for lesson 05b), which the mark
+    is written in."""
 
     passed: bool | None
     message: str
+    language: str = "en"
 
     def __bool__(self) -> bool:
         return self.passed is True
 
     def __str__(self) -> str:
-        # plain characters every font has (emoji render as boxes without an emoji font)
-        mark = {True: "✓ correct", False: "✗ not yet", None: "… not answered yet"}[self.passed]
-        return f"{mark}: {self.message}"
+        mark = _MARKS.get(self.language, _MARKS["en"])[self.passed]
+        sep = "：" if self.language == "zh" else ": "
+        return f"{mark}{sep}{self.message}"
 
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
         color = {True: "#009E73", False: "#D55E00", None: "#666666"}[self.passed]
-        label = {True: "✓ correct", False: "✗ not yet", None: "… not answered yet"}[self.passed]
+        label = _MARKS.get(self.language, _MARKS["en"])[self.passed]
         parts = html.escape(self.message).split("`")  # `code` spans render as code
         message = "".join(f"<code>{part}</code>" if k % 2 else part
                           for k, part in enumerate(parts)) if len(parts) % 2 else html.escape(
@@ -416,8 +428,6 @@ ZH_EXERCISE_QUESTIONS: tuple[tuple[str, str, str], ...] = (
     ("我冰箱的型号是多少来着？", "BCD-123", ""),
     ("我之前跟你说过要注意什么？", "只能周末上门", ""),
 )
-#: The most input tokens the three questions may cost, as a share of the full history's.
-ZH_EXERCISE_RATIO = 0.5
 
 
 def zh_exercise_history() -> list[dict[str, Any]]:
@@ -431,45 +441,82 @@ def zh_exercise_history() -> list[dict[str, Any]]:
     return items
 
 
-async def check_zh_memory_setup(make_session: Any, make_manager: Any) -> CheckResult:
+_ZH_FULL_ANSWERS: list[int] = []  # the full history's input tokens for the three questions
+
+
+async def check_zh_memory_setup(make_session: Any, make_manager: Any = None, *,
+                                count_folds: bool = True) -> CheckResult:
     """Lesson 05b: ``make_session()`` and ``make_manager(session)`` (or None) build a memory
     under which the agent, after the fridge chat and a late change of phone number, gives
     the new number (never the old one), the fridge's model number and the weekend-only
-    constraint, with at most half the input tokens of the full history."""
+    constraint, and the whole conversation costs at most :data:`ZH_EXERCISE_RATIO` of the
+    full history's tokens, every model call counted (summarizer folds included:
+    :mod:`ctxlab.eval.zh_exercise`). The verdict is in Chinese, as the lesson is.
+
+    ``count_folds=False`` leaves the folds out of the cost: a deliberately wrong check, kept
+    so the tests can show that pricing the folds is what rejects folding at every turn."""
     from ..course.runs import ask_after
+    from .zh_exercise import (
+        SetupRejected,
+        check_manager,
+        check_session,
+        conversation_cost,
+        full_history_session,
+    )
 
     if make_session is None:
-        return _pending("`make_session` (and `make_manager`, or leave it None)")
+        return CheckResult(None, "先在上面的单元格里填好 `make_session`（`make_manager` 可以"
+                                 "留作 None），运行它，再运行这个检查", "zh")
     if not callable(make_session) or (make_manager is not None and not callable(make_manager)):
-        return CheckResult(False, "`make_session` must be a function, and `make_manager` a "
-                                  "function or None (for example lambdas)")
+        return CheckResult(False, "`make_session` 应该是一个函数，`make_manager` 是函数或 "
+                                  "None（例如 lambda）", "zh")
+
+    def checked_session() -> Any:
+        session = make_session()
+        check_session(session)
+        return session
+
+    def checked_manager(session: Any) -> Any:
+        manager = make_manager(session)
+        check_manager(manager, session)
+        return manager
+
     agent = make_support_agent(OfflineSupportModel())
     history = zh_exercise_history()
-    used = full = 0
-    missed: list[str] = []
-    for question, expected, old in ZH_EXERCISE_QUESTIONS:
-        try:
-            record = await ask_after(agent, history, question, make_session, make_manager)
-        except Exception as exc:  # a broken answer is a verdict, not a crash
-            return CheckResult(False, f"building or running the setup failed: "
-                                      f"{type(exc).__name__}: {exc}")
-        baseline = await ask_after(agent, history, question,
-                                   lambda: SQLiteSession("exercise-05b-full"))
-        used += record.input_tokens
-        full += baseline.input_tokens
+    try:
+        cost = await conversation_cost(agent, history, make_session, make_manager,
+                                       count_folds=count_folds)
+        records = [await ask_after(agent, history, question, checked_session,
+                                   checked_manager if make_manager is not None else None)
+                   for question, _, _ in ZH_EXERCISE_QUESTIONS]
+    except SetupRejected as exc:
+        return CheckResult(False, str(exc), "zh")
+    except Exception as exc:  # a broken answer is a verdict, not a crash
+        return CheckResult(False, f"搭建或运行这个记忆时出错：{type(exc).__name__}: {exc}", "zh")
+    if not _ZH_FULL_ANSWERS:
+        _ZH_FULL_ANSWERS.extend([(await ask_after(agent, history, question,
+                                                  full_history_session)).input_tokens
+                                 for question, _, _ in ZH_EXERCISE_QUESTIONS])
+    for (question, _, old), record in zip(ZH_EXERCISE_QUESTIONS, records, strict=True):
         if old and old in record.reply:
-            return CheckResult(False, f"asked {question!r}, the agent gave the old number {old}: "
-                                      "the memory presents a replaced value as current")
-        if expected not in record.reply:
-            missed.append(expected)
+            return CheckResult(False, f"问“{question}”时，智能体答的是旧号码 {old}：这个记忆把"
+                                      "已经换掉的值当成了当前值", "zh")
+    missed = [expected for (_, expected, _), record in zip(ZH_EXERCISE_QUESTIONS, records,
+                                                           strict=True)
+              if expected not in record.reply]
     if missed:
-        return CheckResult(False, f"the agent could not recall: {', '.join(missed)}")
+        return CheckResult(False, f"智能体没能答出：{'、'.join(missed)}", "zh")
+    used = cost.total + sum(r.input_tokens for r in records)
+    full = cost.full_tokens + sum(_ZH_FULL_ANSWERS)
+    spent = (f"整段对话用了 {used:,} 个 token，是完整历史（{full:,}）的 {used / full:.0%}"
+             + (f"，其中摘要压缩 {cost.folds} 次，花了 {cost.fold_tokens:,} 个 token"
+                if cost.folds else ""))
     if used > full * ZH_EXERCISE_RATIO:
-        return CheckResult(False, f"all three answered, but with {used / full:.0%} of the full "
-                                  f"history's tokens; the target is {ZH_EXERCISE_RATIO:.0%}")
-    return CheckResult(True, f"new phone number, model number and constraint answered with "
-                             f"{used:,} input tokens, {used / full:.0%} of the full history's "
-                             f"{full:,}")
+        return CheckResult(False, f"三个问题都答对了，但{spent}；目标是不超过 "
+                                  f"{ZH_EXERCISE_RATIO:.0%}。每次调用（包括每次摘要压缩）都要"
+                                  "算钱：还有哪些内容不必每一轮都发给模型？", "zh")
+    return CheckResult(True, f"新手机号、冰箱型号和客户要求都答对了；{spent}（每次模型调用"
+                             "都算在内）", "zh")
 
 
 # ---------------------------------------------------------------------------- lesson 06

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from ..core.display import display_width, pad
 from ..core.items import preview
 from .cases import EvalCase
 from .results import EvalRun, StrategySummary
@@ -80,7 +81,7 @@ def summary_table(run: EvalRun | Sequence[StrategySummary],
     for c in columns:
         if c not in SUMMARY_COLUMNS:
             raise ValueError(f"unknown column {c!r}; choose from {', '.join(SUMMARY_COLUMNS)}")
-    width = max([8, *(len(s.label) for s in summaries)])
+    width = max([8, *(display_width(s.label) for s in summaries)])
     heads = [SUMMARY_COLUMNS[c][0] for c in columns]
     sizes = [max(len(h), *(len(_cell(s, c)) for s in summaries)) if summaries else len(h)
              for h, c in zip(heads, columns, strict=True)]
@@ -88,7 +89,7 @@ def summary_table(run: EvalRun | Sequence[StrategySummary],
                                                     zip(heads, sizes, strict=True))]
     lines.append("-" * len(lines[0]))
     for s in summaries:
-        lines.append(f"{s.label:<{width}}  " + "  ".join(
+        lines.append(f"{pad(s.label, width)}  " + "  ".join(
             f"{_cell(s, c):>{n}}" for c, n in zip(columns, sizes, strict=True)))
     return "\n".join(lines)
 
@@ -118,14 +119,14 @@ def corpora_table(runs: Mapping[str, EvalRun | Sequence[StrategySummary]],
 
     sizes = {name: [max(len(h), *(len(cell(name, s, c)) for s in order))
                     for h, c in zip(heads, columns, strict=True)] for name in tables}
-    width = max([8, *(len(label) for label in order.values())])
+    width = max([8, *(display_width(label) for label in order.values())])
     groups = {name: "  ".join(f"{h:>{n}}" for h, n in zip(heads, sizes[name], strict=True))
               for name in tables}
-    top = f"{'':<{width}}  " + " | ".join(f"{name:^{len(groups[name])}}" for name in tables)
+    top = f"{'':<{width}}  " + " | ".join(pad(name, len(groups[name]), "^") for name in tables)
     lines = [top, f"{'strategy':<{width}}  " + " | ".join(groups.values())]
     lines.append("-" * len(lines[1]))
     for strategy, label in order.items():
-        lines.append(f"{label:<{width}}  " + " | ".join(
+        lines.append(f"{pad(label, width)}  " + " | ".join(
             "  ".join(f"{cell(name, strategy, c):>{n}}"
                       for c, n in zip(columns, sizes[name], strict=True))
             for name in tables))
@@ -154,7 +155,7 @@ def survival_table(run: EvalRun, by: str = "category", *, measure: str = "recall
     names = run.strategies
     labels = [run.labels.get(n, n) for n in names]
     groups = sorted({g for per in survival.values() for g in per})
-    width = max([5, *(len(g) for g in groups)])
+    width = max([5, *(display_width(g) for g in groups)])
     rows = []
     for group in groups:
         cells = []
@@ -165,12 +166,13 @@ def survival_table(run: EvalRun, by: str = "category", *, measure: str = "recall
             cell = f"{value / total:.0%} of {total}" if total else "-"
             cells.append(cell + (f", {stale} stale" if stale else ""))
         rows.append(cells)
-    sizes = [max(9, len(label), *(len(r[n]) for r in rows)) for n, label in enumerate(labels)]
-    lines = [f"{by:<{width}}  " + "  ".join(f"{label:>{n}}" for label, n in
+    sizes = [max(9, display_width(label), *(len(r[n]) for r in rows))
+             for n, label in enumerate(labels)]
+    lines = [f"{by:<{width}}  " + "  ".join(pad(label, n, ">") for label, n in
                                             zip(labels, sizes, strict=True))]
-    lines.append("-" * len(lines[0]))
+    lines.append("-" * display_width(lines[0]))
     for group, cells in zip(groups, rows, strict=True):
-        lines.append(f"{group:<{width}}  " + "  ".join(
+        lines.append(f"{pad(group, width)}  " + "  ".join(
             f"{cell:>{n}}" for cell, n in zip(cells, sizes, strict=True)))
     return "\n".join(lines)
 
@@ -183,7 +185,7 @@ def pressure_table(run: EvalRun, strategy: str | None = None, limit: int = 8) ->
         return "no pinned fact was cut by a token budget"
     lines = [f"{'case':<22} {'turn':>4}  {'fact':<20} {'cause':<14} {'tokens before -> after':>24}"]
     for case, _, e in rows[:limit]:
-        lines.append(f"{preview(case, 22):<22} {e.turn:>4}  {preview(e.fact, 20):<20} "
+        lines.append(f"{pad(preview(case, 22), 22)} {e.turn:>4}  {pad(preview(e.fact, 20), 20)} "
                      f"{e.cause:<14} {f'{e.tokens_before:,} -> {e.tokens_after:,}':>24}")
     if len(rows) > limit:
         lines.append(f"... and {len(rows) - limit} more")
@@ -196,7 +198,7 @@ def answer_key_table(case: EvalCase, width: int = 28) -> str:
     for f in sorted(case.facts, key=lambda f: (f.first_item or -1)):
         turn = "-" if f.first_turn is None else str(f.first_turn)
         later = f"{f.superseded_by} (turn {f.superseded_turn})" if f.superseded_by else ""
-        lines.append(f"{preview(f.name, 22):<22} {preview(f.value, width):<{width}} "
+        lines.append(f"{pad(preview(f.name, 22), 22)} {pad(preview(f.value, width), width)} "
                      f"{turn:>4}  {f.where or '-':<11} {later}")
     return "\n".join(lines)
 

@@ -28,6 +28,7 @@ from .extract import RuleBasedStateExtractor
 from .fts import (
     CJK_PARTICLES,
     CJK_STOP_CHARS,
+    CJK_STOP_WORDS,
     STOPWORDS,
     Doc,
     FTS5Index,
@@ -41,9 +42,11 @@ from .llm_extract import STATE_PROMPT, LLMStateExtractor, StateUpdate, strict_sc
 from .recall import Recall, RecalledTurn, RecallHit, SnippetIndex
 from .render import render_state, state_message
 from .state import (
+    DEVICE_FIELDS,
     LIST_FIELDS,
     SCALAR_FIELDS,
     Change,
+    Device,
     IssueInfo,
     Milestone,
     StatePatch,
@@ -56,7 +59,9 @@ from .state_memory import StateExtractor, StateMemory
 __all__ = [
     "CJK_PARTICLES",
     "CJK_STOP_CHARS",
+    "CJK_STOP_WORDS",
     "DENSE_MODELS",
+    "DEVICE_FIELDS",
     "LIST_FIELDS",
     "SCALAR_FIELDS",
     "STATE_PROMPT",
@@ -65,6 +70,7 @@ __all__ = [
     "DenseIndex",
     "DenseModel",
     "DenseUnavailableError",
+    "Device",
     "Doc",
     "FTS5Index",
     "FTS5UnavailableError",

@@ -26,8 +26,9 @@ ticket TCK-1"). Constraints the customer sets and promises the agent makes are f
 agent's last open question, or the first step it asked the user to try; a reply that asks
 for nothing clears it.
 
-The language of the turn's user messages (:func:`turn_language`) goes into the patch when it
-differs from the state's, so the state message follows the customer's language.
+The letters of the turn's user messages go into the patch (``letters``): the state adds them
+up, so the state message follows the language of the customer's messages so far, as a
+summary does.
 
 Rules are deliberately modest and readable; :class:`~ctxlab.memory.LLMStateExtractor` does
 the same job with a model when one is configured.
@@ -44,11 +45,11 @@ from ..context.compaction import KEY_FIELD, tool_names
 from ..core.facts import ALL_FACT_KINDS, FACT_KINDS, find_facts, latest_fact
 from ..core.identifiers import find_identifiers
 from ..core.items import is_call, is_output, item_kind, item_text, item_type
-from ..core.language import ZH_SHARE, Language, has_cjk, letter_counts
-from ..core.statements import find_commitments, find_constraints, find_done
-from ..core.tracker import is_update
+from ..core.language import ZH_SHARE, Language, decide, has_cjk, letter_counts
+from ..core.statements import find_commitments, find_constraints, find_done, sentences
+from ..core.tracker import device_noun, is_update
 from .playbook import match_symptoms
-from .state import StatePatch, SupportState
+from .state import MIN_LANGUAGE_LETTERS, StatePatch, SupportState
 
 Item = Mapping[str, Any]
 
@@ -70,18 +71,22 @@ ZH_FACT_FIELDS: dict[str, str] = {
     "date": "issue.date",
 }
 
-#: Letters (CJK characters or Latin letters) a turn's user messages need to decide a language.
-MIN_LANGUAGE_LETTERS = 4
 
 
-def turn_language(items: Sequence[Item]) -> Language | None:
-    """The language of the user messages among ``items``, or None when they hold fewer than
-    :data:`MIN_LANGUAGE_LETTERS` letters ("OK", "13912345678")."""
+def _letters(items: Sequence[Item]) -> tuple[int, int]:
+    """(CJK characters, Latin letters) of the user messages among ``items``."""
     cjk = latin = 0
     for item in items:
         if item_kind(item) == "user":
             c, a = letter_counts(item_text(item))
             cjk, latin = cjk + c, latin + a
+    return cjk, latin
+
+
+def turn_language(items: Sequence[Item]) -> Language | None:
+    """The language of the user messages among ``items``, or None when they hold fewer than
+    :data:`MIN_LANGUAGE_LETTERS` letters ("OK", "13912345678")."""
+    cjk, latin = _letters(items)
     if cjk + latin < MIN_LANGUAGE_LETTERS:
         return None
     return "zh" if cjk >= ZH_SHARE * (cjk + latin) else "en"
@@ -125,7 +130,7 @@ _ACCOUNT_CUE = re.compile(
 )
 _PAYMENT_ID = re.compile(r"(?:certificate|credit_card|gift_card|paypal|debit_card)_")
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
-_STEP = re.compile(r"^\s*1[.)]\s+(.+)$", re.MULTILINE)
+_STEP = re.compile(r"^\s*1(?:[.)]\s+|、\s*)(.+)$", re.MULTILINE)
 _NAME_KEYS = ("registered_owner", "customer_name", "full_name")
 _MEMBER_KEYS = ("membership", "member_level", "membership_level", "tier")
 _STATUS_OWNER_KEYS = ("ticket_id", "order_id", "reservation_id", "case_id")
@@ -146,6 +151,18 @@ def _clip(text: str, limit: int = _MAX_MILESTONE) -> str:
 
 def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
+
+
+def _device_named(text: str, product: str = "") -> str | None:
+    """The device a customer's message is about, as they call it ("my laptop" -> laptop,
+    我家冰箱 -> 冰箱), or None; a noun that is part of the product named in the same
+    message ("a MacBook Pro") or of a phone *number* is not a device of its own."""
+    noun = device_noun(text)
+    if noun is None or (product and noun.lower() in product.lower()):
+        return None
+    if re.search(re.escape(noun) + r"\s*(?:number|no\b|#|line|call)", text, re.IGNORECASE):
+        return None
+    return noun
 
 
 class RuleBasedStateExtractor:
@@ -170,13 +187,15 @@ class RuleBasedStateExtractor:
             raise ValueError(f"extract_turn expects a list of items, got {type(items).__name__}")
         state = state or SupportState()
         patch = StatePatch()
-        language = turn_language(items)
-        if language is not None and language != state.language:
-            patch.language = language
-        self._facts(items, patch, state, language or state.language)
+        letters = _letters(items)
+        if sum(letters):
+            patch.letters = letters
+        total = (state.letters[0] + letters[0], state.letters[1] + letters[1])
+        language = decide(*total) if sum(total) >= MIN_LANGUAGE_LETTERS else state.language
+        self._facts(items, patch, state, language)
         self._user_messages(items, state, patch)
-        self._tools(items, patch)
-        self._agent(items, patch)
+        self._tools(items, patch, language)
+        self._agent(items, patch, language)
         return patch
 
     # -- the rules -------------------------------------------------------------------
@@ -216,32 +235,41 @@ class RuleBasedStateExtractor:
     def _user_messages(self, items: Sequence[Item], state: SupportState, patch: StatePatch) -> None:
         texts = [item_text(it) for it in items if item_kind(it) == "user"]
         for text in texts:
-            for ident in find_identifiers(text, kinds=("name", "phone", "account_id")):
-                if ident.kind == "account_id":
-                    cued = _ACCOUNT_CUE.search(text[max(0, ident.start - 30) : ident.start])
-                    if not cued and (state.user.user_id or _PAYMENT_ID.match(ident.value)):
-                        continue  # an id without "user id" before it only fills a gap
-                path = {"name": "user.name", "phone": "user.phone", "account_id": "user.user_id"}
-                self._set(patch, path[ident.kind], ident.value, "message")
+            self._identifiers(text, state, patch)
             member = _MEMBER.search(text)
             if member:
                 self._set(patch, "user.member_level", member.group(1).lower(), "message")
-            device = _DEVICE.search(text)
-            if device:
-                self._set(patch, "issue.device_model", device.group(1), "message")
+            self._device(text, patch)
             symptoms = match_symptoms(text)
-            if symptoms and (state.issue.category is None or _NEW_ISSUE.search(text)):
+            known = {d.name for d in state.issue.devices}
+            new_device = patch.device is not None and patch.device not in known
+            if symptoms and (state.issue.category is None or new_device
+                             or _NEW_ISSUE.search(text)):
                 self._set(patch, "issue.category", symptoms[0].title, "message")
             patch.constraints += [s.text for s in find_constraints(text) if not s.stale]
-            for sentence in _sentences(text):
-                if (
-                    _USER_ACTION.search(sentence)
-                    and not sentence.endswith("?")
-                    and len(sentence.split()) >= 2
-                ):
-                    patch.milestones.append(_clip(f"user: {sentence}"))
+            patch.milestones += [_clip(f"user: {sentence}") for sentence in _sentences(text)
+                                 if _USER_ACTION.search(sentence) and not sentence.endswith("?")
+                                 and len(sentence.split()) >= 2]
 
-    def _tools(self, items: Sequence[Item], patch: StatePatch) -> None:
+    def _identifiers(self, text: str, state: SupportState, patch: StatePatch) -> None:
+        for ident in find_identifiers(text, kinds=("name", "phone", "account_id")):
+            if ident.kind == "account_id":
+                cued = _ACCOUNT_CUE.search(text[max(0, ident.start - 30) : ident.start])
+                if not cued and (state.user.user_id or _PAYMENT_ID.match(ident.value)):
+                    continue  # an id without "user id" before it only fills a gap
+            path = {"name": "user.name", "phone": "user.phone", "account_id": "user.user_id"}
+            self._set(patch, path[ident.kind], ident.value, "message")
+
+    def _device(self, text: str, patch: StatePatch) -> None:
+        """The device the message is about (``patch.device``) and a product it names."""
+        product = _DEVICE.search(text)
+        if product:
+            self._set(patch, "issue.device_model", product.group(1), "message")
+        noun = _device_named(text, product.group(1) if product else "")
+        if noun:
+            patch.device = noun
+
+    def _tools(self, items: Sequence[Item], patch: StatePatch, language: str = "en") -> None:
         names = tool_names(items)
         calls: dict[str, dict[str, Any]] = {}
         for item in items:
@@ -261,9 +289,8 @@ class RuleBasedStateExtractor:
                 data = _json(item_text(item))
                 if isinstance(data, dict):
                     self._tool_json(data, patch)
-                patch.milestones.append(
-                    _tool_milestone(names.get(call_id, "tool"), calls.get(call_id, {}), data)
-                )
+                patch.milestones.append(_tool_milestone(
+                    names.get(call_id, "tool"), calls.get(call_id, {}), data, language))
 
     def _tool_json(self, data: dict[str, Any], patch: StatePatch) -> None:
         if isinstance(data.get("model"), str) and ("serial" in data or "device" in data):
@@ -289,7 +316,7 @@ class RuleBasedStateExtractor:
                 if code not in patch.add["issue.reservation_ids"]:
                     patch.add["issue.reservation_ids"].append(code)
 
-    def _agent(self, items: Sequence[Item], patch: StatePatch) -> None:
+    def _agent(self, items: Sequence[Item], patch: StatePatch, language: str = "en") -> None:
         replies = [item_text(it) for it in items if item_kind(it) == "assistant"]
         for text in replies:
             patch.done += [s.text for s in find_done(text) if not s.stale]
@@ -299,35 +326,84 @@ class RuleBasedStateExtractor:
             for ident in find_identifiers(text, kinds=("name",)):
                 if _OWNER_CUE.search(text[max(0, ident.start - 24) : ident.start]):
                     self._fill(patch, "user.name", ident.value)
-        if not replies:
-            return
-        last = replies[-1]
-        questions = [s for s in _sentences(last) if s.endswith("?")]
-        step = _STEP.search(last)
-        if questions:
-            patch.next_action = _clip(f"Waiting for the user to answer: {questions[-1]}", 160)
-        elif step:
-            patch.next_action = _clip(f"User to try: {step.group(1)}", 160)
-        else:
-            patch.next_action = ""  # the agent asked for nothing: no action is pending
+        if replies:
+            patch.next_action = _next_action(replies[-1], language)
 
 
-def _tool_milestone(name: str, args: Mapping[str, Any], data: Any) -> str:
-    """``check_warranty SN-1: status covered | rma RMA-2`` (key fields of the output)."""
-    subject = " ".join(str(v) for v in args.values() if isinstance(v, (str, int)))[:40]
-    fields: list[str] = []
-    if isinstance(data, dict):
-        for key, value in data.items():
-            if (
-                isinstance(value, (str, int, float))
-                and not isinstance(value, bool)
-                and KEY_FIELD.search(str(key))
-                and str(value) not in subject
-            ):
-                fields.append(f"{key} {value}")
-            if len(fields) == 3:
-                break
-    elif isinstance(data, list):
-        fields.append(f"{len(data)} results")
+_NEXT_ACTION = {
+    "en": ("Waiting for the user to answer: {}", "User to try: {}"),
+    "zh": ("等客户回答“{}”", "请客户先试“{}”"),
+}
+
+
+def _next_action(reply: str, language: str) -> str:
+    """What the agent's last reply leaves pending: its last question, else the first step
+    it asked the customer to try, else nothing ("")."""
+    waiting, trying = _NEXT_ACTION["zh" if language == "zh" else "en"]
+    questions = [s for _, _, s in sentences(reply) if s.endswith(("?", "？"))]
+    step = _STEP.search(reply)
+    if questions:
+        return _clip(waiting.format(questions[-1]), 160)
+    if step:
+        return _clip(trying.format(step.group(1)), 160)
+    return ""  # the agent asked for nothing: no action is pending
+
+
+#: A date or a time of day in a tool call's arguments (a record, not an identifier).
+_WHEN = re.compile(r"\d{2,4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}:\d{2}")
+#: JSON keys of tool outputs as a Chinese milestone names them (others: see
+#: :func:`_key_zh`).
+_KEYS_ZH: dict[str, str] = {
+    "ticket_id": "工单号", "ticket": "工单号", "order_id": "订单号", "order": "订单号",
+    "serial": "序列号", "rma": "返修单号", "model": "型号", "firmware": "固件版本",
+    "version": "版本", "status": "状态", "state": "状态", "email": "邮箱",
+    "error": "错误", "errors": "错误", "code": "代码", "error_code": "错误代码",
+    "reservation_id": "预约号", "reservation": "预约号", "name": "名称",
+    "result": "结果", "message": "信息", "reason": "原因", "success": "结果", "ok": "结果",
+}
+
+
+def _key_zh(key: str) -> str:
+    """A JSON key as a Chinese reader names it (``policy_id`` -> 编号)."""
+    if key in _KEYS_ZH:
+        return _KEYS_ZH[key]
+    tail = key.rsplit("_", 1)[-1].lower()
+    return _KEYS_ZH.get(tail, "编号" if tail in ("id", "ids", "number") else key)
+
+
+def _key_fields(data: Any, subject: str) -> list[tuple[str, str]]:
+    """Up to three (key, value) pairs of a tool output worth a milestone."""
+    if not isinstance(data, dict):
+        return []
+    fields: list[tuple[str, str]] = []
+    for key, value in data.items():
+        if (isinstance(value, (str, int, float)) and not isinstance(value, bool)
+                and KEY_FIELD.search(str(key)) and str(value) not in subject):
+            fields.append((str(key), str(value)))
+        if len(fields) == 3:
+            break
+    return fields
+
+
+def _tool_milestone(name: str, args: Mapping[str, Any], data: Any,
+                    language: str = "en") -> str:
+    """``check_warranty SN-1: status covered, rma RMA-2`` (key fields of the output); in a
+    Chinese conversation ``check_warranty SN-1：状态 covered，返修单号 RMA-2``, with only
+    the arguments that identify something (a value with a digit) and no English words."""
+    values = [str(v) for v in args.values() if isinstance(v, (str, int))
+              and not isinstance(v, bool)]
+    subject = " ".join(values)[:40]
+    fields = _key_fields(data, subject)
+    if language == "zh":
+        shown = "、".join(v for v in values if any(ch.isdigit() for ch in v)
+                         and not _WHEN.match(v))[:40]
+        head = f"{name} {shown}".strip()
+        if isinstance(data, list):
+            return _clip(f"{head}：{len(data)} 条结果")
+        body = "，".join(f"{_key_zh(k)} {v}" for k, v in fields) or "已完成"
+        return _clip(f"{head}：{body}")
+    if isinstance(data, list):
+        fields = [("", f"{len(data)} results")]
     head = f"{name} {subject}".strip()
-    return _clip(f"{head}: {', '.join(fields)}" if fields else f"{head}: done")
+    body = ", ".join(f"{k} {v}".strip() for k, v in fields)
+    return _clip(f"{head}: {body}" if body else f"{head}: done")

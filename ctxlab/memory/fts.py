@@ -44,9 +44,12 @@ BM25 and the 0..1 scores above work unchanged on Chinese, English and mixed text
 
 A query is tokenized the same way and its terms are ORed, so a 2-character word is one
 term and a longer one is matched bigram by bigram (a snippet with all of 冰箱 箱型 型号 scores
-as "every term", one with only 型号 gets that term's share). Bigrams made only of function
-characters (什么, 这个, 多少: :data:`CJK_STOP_CHARS`) or holding a particle or pronoun (我的,
-的冰: :data:`CJK_PARTICLES`) are dropped from queries, as English stop words are.
+as "every term", one with only 型号 gets that term's share). Common words are left out of
+queries, as English stop words are, and no pair may straddle one: before its pairs are
+made, a query's Chinese is cut at function words (多少, 来着, 什么, 之前: :data:`CJK_STOP_WORDS`)
+and at particles and pronouns (的, 是, 我: :data:`CJK_PARTICLES`), so 我冰箱的型号是多少来着
+asks for 冰箱 and 型号 only, never 号是 or 少来; a lone character left between two cuts is
+dropped too, and so is any pair made only of common characters (:data:`CJK_STOP_CHARS`).
 
 Limits: a single-character query matches only single-character runs. A snippet that *asks*
 for a value can outscore the one that holds it when the query is one bare word: for 型号,
@@ -96,11 +99,23 @@ CJK_STOP_CHARS = frozenset(
     "给一下上不没要会能可以很"
 )
 
-#: Particles and pronouns that make any query bigram they are part of worthless: in
-#: 我的冰箱 the bigrams 我的 and 的冰 straddle words. Used for queries only.
-CJK_PARTICLES = frozenset("的了吗呢吧啊呀嘛哦嗯啦我你您他她它么什怎哪")
+#: Particles, pronouns and the copula, at which a query's Chinese is cut before its pairs
+#: are made: in 我的冰箱 the pairs 我的 and 的冰, in 型号是 the pair 号是, straddle words.
+#: Used for queries only.
+CJK_PARTICLES = frozenset("的了吗呢吧啊呀嘛哦嗯啦我你您他她它么什怎哪是")
+
+#: Common words of questions, at which a query's Chinese is cut too (longest first), so
+#: that neither they nor a pair straddling them (少来 in 多少来着) is searched for.
+CJK_STOP_WORDS: tuple[str, ...] = tuple(sorted((
+    "是不是", "有没有", "能不能", "要不要", "会不会", "可不可以", "为什么", "怎么样", "多少",
+    "来着", "什么", "怎么", "怎样", "哪个", "哪些", "哪里", "哪儿", "这个", "那个", "这些",
+    "那些", "一下", "可以", "请问", "对了", "之前", "以前", "刚才", "刚刚", "已经", "现在",
+    "还是", "就是", "但是", "然后", "因为", "所以", "如果", "的话", "一直", "还有", "记得",
+    "告诉", "知道", "你们", "我们", "他们", "咱们", "麻烦", "一个", "一些",
+), key=len, reverse=True))
 
 _CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
+_CJK_CUT = re.compile("|".join([*CJK_STOP_WORDS, f"[{''.join(sorted(CJK_PARTICLES))}]"]))
 
 
 class FTS5UnavailableError(RuntimeError):
@@ -176,11 +191,28 @@ def _is_stop(term: str) -> bool:
     return any(ch in CJK_PARTICLES for ch in term) or all(ch in CJK_STOP_CHARS for ch in term)
 
 
+def _query_tokens(query: str) -> list[str]:
+    """:func:`tokenize` for a query: each CJK run cut at :data:`CJK_STOP_WORDS` and
+    :data:`CJK_PARTICLES` first, a lone character left between two cuts dropped."""
+    tokens: list[str] = []
+    for word in _WORD.findall(_fold(query)):
+        if not has_cjk(word):
+            tokens.append(word)
+            continue
+        for part in _CJK_CUT.split(word):
+            if not part:
+                continue
+            pieces = _split_cjk(part)
+            cut = part != word
+            tokens += [p for p in pieces if not (cut and len(p) == 1 and has_cjk(p))]
+    return tokens
+
+
 def query_terms(query: str, *, limit: int = 32) -> list[str]:
-    """The distinct search terms of ``query``, stop words removed (and CJK bigrams made
-    only of :data:`CJK_STOP_CHARS` or holding one of :data:`CJK_PARTICLES`), at most
-    ``limit``."""
-    terms = [t for t in dict.fromkeys(tokenize(query)) if not _is_stop(t)]
+    """The distinct search terms of ``query``, at most ``limit``: its words without stop
+    words, and its Chinese as pairs of characters that neither straddle nor are a
+    function word (see the module docstring)."""
+    terms = [t for t in dict.fromkeys(_query_tokens(query)) if not _is_stop(t)]
     return terms[:limit]
 
 

@@ -168,7 +168,7 @@ class LLMStateExtractor(ModelCaller):
 
     def build_user_message(self, items: Sequence[Mapping[str, Any]], state: SupportState) -> str:
         """The user message: the current state as JSON, then the delimited turn."""
-        current = state.model_dump(exclude={"sources", "history", "turn", "language"})
+        current = state.model_dump(exclude={"sources", "history", "turn", "language", "letters"})
         transcript = render_transcript(list(items), tool_trim_limit=self.tool_trim_limit)
         return (
             "Current state:\n"

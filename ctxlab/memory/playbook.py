@@ -7,9 +7,12 @@ and questions may contain ``{code}``, filled with the error code the message men
 
 A message in Chinese (:func:`ctxlab.core.language.language_of`) is read with
 :data:`PLAYBOOK_ZH`, written for the appliances and devices Chinese support chats are about
-as much as for laptops (a fridge that does not cool, a washer that stops half-way with
-water on the floor, a heater that will not ignite), with Chinese titles, steps and
-questions.
+as much as for laptops (a fridge that does not cool, an air conditioner that blows cold air
+on heating, a washer that stops half-way with water on the floor, a heater that will not
+ignite), with Chinese titles, steps and questions. A title names the fault so that it fits
+the device (a fridge's fault is 冰箱不制冷, not an air conditioner's cooling-or-heating
+category): it is what the state message shows as the problem and what a reply calls it
+("我们先解决冰箱不制冷的问题").
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ class Symptom:
     pattern: re.Pattern[str]
     steps: tuple[str, ...]
     question: str
+    #: Keys of more general entries this one stands for when both match (a fridge that
+    #: does not cool is not also a separate "does not cool" problem).
+    instead_of: tuple[str, ...] = ()
 
     def render(self, code: str = "") -> tuple[list[str], str]:
         """The numbered steps and the clarifying question, with ``{code}`` filled in."""
@@ -36,8 +42,10 @@ class Symptom:
         return steps, self.question.format(code=code)
 
 
-def _symptom(key: str, title: str, pattern: str, steps: list[str], question: str) -> Symptom:
-    return Symptom(key, title, re.compile(pattern, re.IGNORECASE), tuple(steps), question)
+def _symptom(key: str, title: str, pattern: str, steps: list[str], question: str,
+             instead_of: tuple[str, ...] = ()) -> Symptom:
+    return Symptom(key, title, re.compile(pattern, re.IGNORECASE), tuple(steps), question,
+                   instead_of)
 
 
 _HTTP = r"(?<![\w.:/-])(?:400|401|403|404|408|429|500|502|503|504)(?![\w-]|[.,:]\d)"
@@ -221,13 +229,13 @@ _ZH_CODE_VALUE = r"(?:0x[0-9A-Fa-f]+|[A-Za-z]{0,3}-?\d+)"
 PLAYBOOK_ZH: tuple[Symptom, ...] = (
     _symptom(
         "http_error",
-        "网页错误{code}",
+        "网页报错 {code}",
         r"(?:提示|出现|返回|弹出|报)了?\s*" + _HTTP_ZH + r"(?![0-9A-Za-z])"
         r"|(?<![0-9A-Za-z])" + _HTTP_ZH + r"\s*(?=错误|报错|页面)|页面打不开|找不到页面",
         [
             "检查网址有没有输错，或者从原来的链接重新打开。",
             "用浏览器的无痕窗口打开同一个页面，排除缓存或 Cookie 的问题。",
-            "换一个网站试试；如果所有网站都打不开，问题在网络连接，而不是这个页面。",
+            "换个网站试试：要是哪个网站都打不开，问题就出在网络上，而不是这个页面。",
         ],
         "是所有网站都出现这个错误，还是只有某一个页面？",
     ),
@@ -244,26 +252,50 @@ PLAYBOOK_ZH: tuple[Symptom, ...] = (
     ),
     _symptom(
         "error_code",
-        "故障码{code}",
+        "故障码 {code}",
         _ZH_ERROR_LABEL + r"\s*(?:是|为)?\s*[:：]?\s*" + _ZH_CODE_VALUE,
         [
-            "把故障码{code}出现时的完整提示和出现的时间记下来。",
+            "把故障码 {code} 出现时的完整提示和出现的时间记下来。",
             "断电或关机，等一分钟后重新开机，再试一次同样的操作。",
             "如果有待安装的系统或固件更新，先装好再试。",
         ],
-        "故障码{code}是一开机就出现，还是在做某个操作的时候才出现？",
+        "故障码 {code} 是一开机就出现，还是在做某个操作的时候才出现？",
+    ),
+    _symptom(
+        "fridge_cooling",
+        "冰箱不制冷",
+        r"(?:冰箱|冷藏室?|冷冻室?)[^。！？]{0,12}?(?:不制冷|不凉|不冷|不冻|制冷(?:效果)?(?:差|不好))",
+        [
+            "看一下温控档位有没有被误调到最弱档，冷藏室一般放在中间档就行。",
+            "检查冷藏室后面的出风口有没有被食物挡住，门封条有没有关严。",
+            "拔掉电源等五分钟再插上，半小时后摸一下冷藏室是不是开始变凉。",
+        ],
+        "压缩机运转的时候，能听到冰箱背面有“嗡嗡”的声音吗？",
+        ("cooling",),
+    ),
+    _symptom(
+        "heating",
+        "空调不制热",
+        r"不制热|制热[^。！？]{0,6}(?:冷风|不热)|暖气不热",
+        [
+            "确认遥控器上选的是制热模式，设定温度比室温高几度。",
+            "刚开机的几分钟只出冷风属于正常防冷风保护，等五分钟再看。",
+            "清洗室内机的过滤网，检查室外机有没有结霜或被杂物挡住。",
+        ],
+        "等了五分钟以后，出风口还是冷风吗？",
+        ("cooling",),
     ),
     _symptom(
         "cooling",
-        "制冷制热",
-        r"不制冷|不制热|(?:一点都|一点也|都|也)?不凉了?|不冷了?|制冷(?:效果)?(?:差|不好)"
-        r"|制热[^。！？]{0,6}冷风|吹(?:的是)?热风",
+        "不制冷",
+        r"不制冷|(?:一点都|一点也|都|也)?不凉了?|不冷了?|制冷(?:效果)?(?:差|不好)"
+        r"|吹(?:的是)?热风",
         [
-            "检查温度设定和运行模式（制冷或制热）是否正确。",
+            "检查设定温度和运行模式是否正确。",
             "断电五分钟后重新通电开机。",
-            "清理过滤网和出风口，周围留出通风空间，不要堆放东西。",
+            "检查出风口和散热口有没有被挡住，周围留出通风空间。",
         ],
-        "是完全不制冷（制热），还是比平时效果差？",
+        "是完全不制冷，还是比平时效果差一些？",
     ),
     _symptom(
         "leak",
@@ -277,9 +309,20 @@ PLAYBOOK_ZH: tuple[Symptom, ...] = (
         "水是从机器底部流出来的，还是从管子接口处？",
     ),
     _symptom(
+        "spinning",
+        "原地打转",
+        r"原地打转|(?:一直|老是|总是)转圈",
+        [
+            "把机器翻过来，检查左右驱动轮和万向轮有没有缠着头发或卡着异物。",
+            "用干布擦一擦机器底部的沿边传感器和防跌落传感器。",
+            "重启机器，放到开阔的地方再试一次。",
+        ],
+        "清理过以后，它还会原地打转吗？",
+    ),
+    _symptom(
         "stopped",
-        "运行中途停止",
-        r"原地打转|(?:洗|转|运行|工作)到一半(?:就)?停|中途停|突然停(?:了|机)|停机",
+        "运行到一半停机",
+        r"(?:洗|转|运行|工作)到一半(?:就)?停|中途停|突然停(?:了|机)|停机",
         [
             "断电后检查轮子、滚刷或滚筒有没有被头发、衣物等异物缠住。",
             "清理后重新通电，再运行一次。",
@@ -289,7 +332,7 @@ PLAYBOOK_ZH: tuple[Symptom, ...] = (
     ),
     _symptom(
         "ignition",
-        "点火",
+        "打不着火",
         r"打不着火|点不着火?|不点火|没(?:有)?热水",
         [
             "确认燃气阀门已经打开，家里其他燃气设备（比如燃气灶）能正常使用。",
@@ -300,7 +343,7 @@ PLAYBOOK_ZH: tuple[Symptom, ...] = (
     ),
     _symptom(
         "alarm",
-        "报警",
+        "设备报警",
         r"滴滴(?:地)?叫|报警|告警|异响",
         [
             "查看显示屏或管理界面里的告警信息，记下具体内容。",
@@ -311,7 +354,7 @@ PLAYBOOK_ZH: tuple[Symptom, ...] = (
     ),
     _symptom(
         "update_failed",
-        "系统升级",
+        "升级失败",
         r"升级[^。！？]{0,6}失败|更新[^。！？]{0,6}失败|升级不了|更新不了",
         [
             "确认网络稳定，剩余存储空间至少有 2 GB。",
@@ -322,7 +365,7 @@ PLAYBOOK_ZH: tuple[Symptom, ...] = (
     ),
     _symptom(
         "driver",
-        "驱动安装",
+        "驱动装不上",
         r"驱动[^。！？]{0,8}(?:装不上|安装失败|装不了|有问题)|装不上驱动|驱动",
         [
             "从官网下载和系统版本对应的最新驱动。",
@@ -333,12 +376,12 @@ PLAYBOOK_ZH: tuple[Symptom, ...] = (
     ),
     _symptom(
         "overheating",
-        "发热",
+        "机身发烫",
         r"发烫|很烫|特别烫|过热|太热|发热|风扇[^。！？]{0,4}(?:响|吵)",
         [
             "关掉占用资源多的程序（任务管理器或活动监视器里可以看到）。",
             "放在坚硬平整的桌面上使用，别堵住散热口。",
-            "安装待更新的系统和固件，然后重启。",
+            "把系统和固件更新到最新版本，然后重启。",
         ],
         "是空闲的时候也发烫，还是只在运行大程序或视频通话时？",
     ),
@@ -347,15 +390,15 @@ PLAYBOOK_ZH: tuple[Symptom, ...] = (
         "无法开机",
         r"开不了机|无法开机|不能开机|不开机|开机没反应|完全没反应",
         [
-            "用确认能用的充电器充电十五分钟。",
+            "换一个确定没问题的充电器，先充十五分钟电。",
             "长按电源键十秒后松开，再按一次。",
             "拔掉所有外设和扩展坞。",
         ],
-        "按电源键时能听到风扇声或看到任何指示灯吗？",
+        "按电源键的时候，有风扇声或者指示灯亮吗？",
     ),
     _symptom(
         "no_connection",
-        "网络连接",
+        "连不上网",
         r"断网|连不上|上不了网|没有?网|网络不稳|掉线|无线网|(?i:wi-?fi|vpn)",
         [
             "关掉无线网再打开（或者开关一次飞行模式）。",
@@ -366,18 +409,18 @@ PLAYBOOK_ZH: tuple[Symptom, ...] = (
     ),
     _symptom(
         "display",
-        "屏幕",
+        "屏幕显示异常",
         r"闪屏|屏幕[^。！？]{0,4}(?:闪|花|黑|不亮|碎)|黑屏|触摸[^。！？]{0,6}不灵",
         [
             "调一下亮度，有些屏幕只在低亮度时闪。",
             "重启设备，看看开机画面是否也有同样的问题。",
             "屏幕有裂痕或摔过的话，先别按压破损处，并尽快备份数据。",
         ],
-        "开机画面和系统里都会出现这个问题吗？",
+        "开机画面也会这样，还是进了系统才这样？",
     ),
     _symptom(
         "battery",
-        "电池",
+        "充电和续航",
         r"电池|充不进电|充不上电|不充电|掉电快|耗电快",
         [
             "在系统设置里查看电池健康状态。",
@@ -388,7 +431,7 @@ PLAYBOOK_ZH: tuple[Symptom, ...] = (
     ),
     _symptom(
         "slow",
-        "卡顿",
+        "运行卡顿",
         r"很卡|卡顿|卡死|太慢|变慢|反应慢",
         [
             "设备连续运行好几天的话，先重启一次。",
@@ -399,29 +442,29 @@ PLAYBOOK_ZH: tuple[Symptom, ...] = (
     ),
     _symptom(
         "login",
-        "登录",
+        "无法登录",
         r"登不上|登录不了|无法登录|登不进|密码|账号被锁",
         [
             "检查大小写锁定和输入法，确认密码没有输错。",
-            "通过自助服务门户重置密码。",
+            "在登录页点“忘记密码”，自己重置一下。",
             "如果账号被锁，等十五分钟后再试。",
         ],
         "是电脑本身登不上，还是某个账号（比如邮箱）登不上？",
     ),
     _symptom(
         "no_sound",
-        "声音",
+        "没有声音",
         r"没(?:有)?声音|听不到|静音",
         [
-            "打开声音设置，检查选中的是哪个输出设备。",
+            "打开声音设置，看看输出设备选的是哪一个。",
             "确认音量已经调高，没有静音。",
-            "断开蓝牙耳机，它们常常会占用声音输出。",
+            "断开蓝牙耳机，声音经常被它占走。",
         ],
         "是所有地方都没声音，还是只有某个应用没有？",
     ),
     _symptom(
         "printer",
-        "打印",
+        "无法打印",
         r"打印机|打印不了|打不出来",
         [
             "确认打印机已开机、有纸，面板上没有报错。",
@@ -486,4 +529,5 @@ def match_symptoms(text: str, language: Language | None = None) -> list[SymptomM
                 continue  # "error 404" is a web error, handled by http_error
         found.append((match.start(), rank, SymptomMatch(symptom, match.start(), code)))
     found.sort(key=lambda entry: (entry[0], entry[1]))
-    return [entry[2] for entry in found]
+    replaced = {key for _, _, m in found for key in m.symptom.instead_of}
+    return [entry[2] for entry in found if entry[2].key not in replaced]

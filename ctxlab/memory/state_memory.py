@@ -207,6 +207,8 @@ class StateMemory:
             constraints=list(state.constraints),
             commitments=list(state.commitments),
             turn=state.turn,
+            language=state.language,
+            letters=state.letters,
         )
 
     def reset(self) -> None:

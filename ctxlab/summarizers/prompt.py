@@ -30,15 +30,15 @@ SUMMARY_SECTIONS: tuple[str, ...] = (
 #: The same headings in Chinese, in the same order (for a conversation in Chinese).
 SUMMARY_SECTIONS_ZH: tuple[str, ...] = (
     "产品与环境",
-    "报告的问题",
-    "约束与偏好",
+    "问题描述",
+    "客户要求与偏好",
     "客服承诺",
-    "已尝试的步骤与结果",
-    "待办操作",
-    "时间线里程碑",
-    "工具表现",
-    "标识信息",
-    "当前状态与阻碍",
+    "已尝试的排查及结果",
+    "待处理事项",
+    "关键节点",
+    "工具调用情况",
+    "关键编号",
+    "当前进展与卡点",
     "下一步建议",
 )
 

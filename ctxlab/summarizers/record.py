@@ -38,7 +38,7 @@ from ..core.language import Language
 from ..core.statements import sentences
 from ..core.tracker import FactTracker, device_noun
 from .doubts import Doubts
-from .text import gist, is_question, last_question, tool_outcome
+from .text import describe_outcome, gist, is_question, last_question, tool_outcome
 
 #: Version of :meth:`HandoverRecord.to_dict`'s format.
 RECORD_FORMAT = 1
@@ -341,8 +341,8 @@ class HandoverRecord:
         turn = waiting.turn if waiting else self.turn
         self._step(Step(turn, name, "called", entity, outcome, self.turn))
         if not ok:
-            failed = "调用失败" if self.language == "zh" else "failed"
-            self._milestone(f"{name} {failed}: {outcome}")
+            self._milestone(f"{name} è°ç¨å¤±è´¥ï¼{describe_outcome(outcome, 'zh')}"
+                            if self.language == "zh" else f"{name} failed: {outcome}")
 
     def _step_answered(self, text: str) -> Step | None:
         """The agent's step a customer's outcome report answers: the step of the agent's

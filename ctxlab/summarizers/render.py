@@ -33,6 +33,7 @@ Structure, order, tiers and the token bound are the same in both languages.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -44,7 +45,7 @@ from ..core.tracker import RECORDS, Period, Slot
 from .doubts import MARKERS
 from .prompt import SUMMARY_SECTIONS, summary_sections
 from .record import OTHER_KINDS, HandoverRecord
-from .text import scrub
+from .text import describe_outcome, scrub
 
 #: Tiers: a bullet's form is given up for the next shorter one lowest tier first.
 TOOLS, ENVIRONMENT, MILESTONES, RESOLVED, REVISIONS = 1.0, 1.5, 2.0, 3.0, 3.5
@@ -76,6 +77,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "issue_resolved": "{head}, resolved in turn {until}): {text}",
         "issue_open": "{head}, open): {text}", "issue_open_short": "{head}, open)",
         "statement": "{topic}(turn {n}): {text}", "topic": "{topic} ",
+        "promise": "(turn {n}): {text}",
         "revisions": "{base} (earlier: {notes})",
         "steps_omitted": "({count:,} earlier steps not shown)",
         "step": "{who} ({where}turn {n}): {action}", "result": " -> customer: {result}",
@@ -97,41 +99,46 @@ PHRASES: dict[str, dict[str, str]] = {
         "turn": "第{n}轮", "until": "{value} 至第{n}轮", "earlier": "此前：{notes}",
         "list": "、", "parts": "；", "colon": "：", "open": "（", "close": "）",
         "where": "{label}，",
-        "pending": "{tool}（{where}第{n}轮调用）：尚无结果",
+        "pending": "{tool}（{where}第{n}轮调用）：还没有返回结果",
         "milestone": "第{n}轮：{text}",
-        "healthy": "{tools} 个工具共 {calls} 次调用成功",
+        "healthy": "共调用 {tools} 个工具 {calls} 次，全部成功",
         "others_below": "（其余见下）",
-        "failures": "{tool}：{calls} 次调用中 {failures} 次失败；最近一次：{last}",
+        "failures": "{tool}：调用 {calls} 次，其中 {failures} 次失败，最近一次返回“{last}”",
         "resolved_count": "（另有 {count} 个问题已解决）",
-        "opening": "最初的请求（第1轮）：{text}",
+        "opening": "客户最初的诉求（第1轮）：{text}",
         "issue_head": "{where}（第{n}轮", "issue_head_bare": "（第{n}轮",
         "issue_resolved": "{head}，第{until}轮已解决）：{text}",
         "issue_open": "{head}，未解决）：{text}", "issue_open_short": "{head}，未解决）",
         "statement": "{topic}（第{n}轮）：{text}", "topic": "{topic}",
+        "promise": "第{n}轮：{text}",
         "revisions": "{base}（此前：{notes}）",
         "steps_omitted": "（另有 {count:,} 个更早的步骤未列出）",
-        "step": "{who}（{where}第{n}轮）：{action}", "result": " → 客户：{result}",
-        "tool_step": "{who}（{where}第{n}轮）→ {result}",
+        "step": "{who}（{where}第{n}轮）：{action}", "result": "；客户反馈“{result}”",
+        "tool_step": "{who}（{where}第{n}轮）：{result}",
         "agent": "客服", "customer": "客户",
-        "from_tools": "（来自工具）", "timestamps": "{count} 个时间戳，从 {first} 到 {last}",
-        "status_open": "未解决：第{n}轮报告的{where}问题",
-        "last_result": "最近结果：{text}", "waiting": "等待客户回复：{text}",
+        "from_tools": f"（{cues.LABELS_ZH['from_tools']}）",
+        "timestamps": "共 {count} 个时间戳（{first} 至 {last}）",
+        "status_open": "未解决：客户第{n}轮反映的{where}问题",
+        "last_result": "最近一次结果：{text}", "waiting": "等客户回复：{text}",
         "none_open": "没有未解决的问题（{where}问题已在第{n}轮解决）",
-        "none_reported": "尚未报告问题",
-        "next_pending": "先拿到 {tool}（{where}第{n}轮调用）的结果，再做其他事",
+        "none_reported": "客户还没有反映具体问题",
+        "next_pending": "先等 {tool}（{where}第{n}轮调用）返回结果，再做下一步",
         "next_step": "先确认上一步（{action}）的结果",
         "next_answer": "等客户回答后继续排查",
         "next_continue": "继续排查{where}问题", "open_word": "未解决的",
-        "next_done": "询问客户是否还需要其他帮助",
+        "next_done": "问客户还有没有其他需要帮忙的",
     },
 }
 
 #: Labels of the "other identifiers" bullets in a Chinese note.
 OTHER_LABELS_ZH: dict[str, str] = {
     "Other codes": "其他编号", "Account ids": "账号", "Names": "姓名", "Phones": "电话",
-    "Versions": "版本", "Other error codes": "其他错误代码", "Dates & times": "日期和时间",
-    "Amounts": "金额与数量", "Links": "链接", "Other emails": "其他邮箱",
+    "Versions": "版本号", "Other error codes": "其他错误代码", "Dates & times": "日期和时间",
+    "Amounts": "金额与数量", "Durations": "耗时", "Links": "链接", "Other emails": "其他邮箱",
 }
+#: A quantity that is a duration (a latency in a tool trace), listed apart from amounts.
+_DURATION = re.compile(r"^\d+(?:\.\d+)?\s*(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?"
+                       r"|h|hrs?|hours?|毫秒|秒|分钟|小时)$", re.IGNORECASE)
 
 
 @dataclass
@@ -277,8 +284,9 @@ def _tools(record: HandoverRecord, language: str) -> list[Bullet]:
                                   f for _, f, _ in record.tools.values()) else ""), TOOLS))
     for n, (tool, (calls, failures, last)) in enumerate(record.tools.items()):
         if failures:
-            bullets.append(_fixed(w["failures"].format(tool=tool, failures=failures,
-                                                       calls=calls, last=last), RESOLVED, n))
+            bullets.append(_fixed(w["failures"].format(
+                tool=tool, failures=failures, calls=calls,
+                last=describe_outcome(str(last), language)), RESOLVED, n))
     return bullets
 
 
@@ -360,7 +368,8 @@ def _statements(record: HandoverRecord, kind: str, language: str) -> list[Bullet
         text = said.text
         if record.doubts.statement(said):
             text += " " + MARKERS[language]
-        base = w["statement"].format(topic=topic, n=said.turn, text=text)
+        base = (w["statement"].format(topic=topic, n=said.turn, text=text) if topic
+                else w["promise"].format(n=said.turn, text=text))
         earlier = facts.revisions(said)
         forms: list[tuple[str, float]] = []
         if earlier:
@@ -401,7 +410,7 @@ def _steps(record: HandoverRecord, max_steps: int, language: str) -> list[Bullet
                 text += w["result"].format(result=step.result)
         else:
             text = w["tool_step"].format(who=step.who, where=where, n=step.turn,
-                                         result=step.result)
+                                         result=describe_outcome(step.result or "", language))
         bullets.append(_fixed(text, STEPS, n))
     return bullets
 
@@ -549,12 +558,13 @@ def _identifiers(record: HandoverRecord, language: str) -> list[Bullet]:
     return bullets
 
 
-def _other_identifiers(record: HandoverRecord, language: str) -> list[Bullet]:
+def _other_groups(record: HandoverRecord, language: str
+                  ) -> list[tuple[str, list[tuple[int, str]]]]:
+    """(label, [(recency, value)]) for each kind of other identifier, durations (latencies
+    of a tool trace) apart from amounts."""
     w = PHRASES[language]
-    bullets = []
+    groups = []
     for label, kinds in OTHER_KINDS:
-        if language == "zh":
-            label = OTHER_LABELS_ZH.get(label, label)
         values: list[tuple[int, str]] = []
         for kind in kinds:
             found = record.others.get(kind, {})
@@ -564,8 +574,18 @@ def _other_identifiers(record: HandoverRecord, language: str) -> list[Bullet]:
                     count=len(found), first=ordered[0], last=ordered[-1])))
                 continue
             values += [(seq, value) for value, seq in found.items()]
-        if not values:
-            continue
+        if label == "Amounts":
+            groups.append(("Durations", [v for v in values if _DURATION.match(v[1])]))
+            values = [v for v in values if not _DURATION.match(v[1])]
+        groups.append((label, values))
+    return [(OTHER_LABELS_ZH.get(label, label) if language == "zh" else label, values)
+            for label, values in groups if values]
+
+
+def _other_identifiers(record: HandoverRecord, language: str) -> list[Bullet]:
+    w = PHRASES[language]
+    bullets = []
+    for label, values in _other_groups(record, language):
         values.sort()
         recency = values[-1][0]
         text: Callable[[int], str] = lambda n, v=values, lb=label: (  # noqa: E731

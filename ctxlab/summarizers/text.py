@@ -94,6 +94,34 @@ def tool_outcome(text: str) -> tuple[bool, str]:
     return not failed, gist(text, 12) or "empty"
 
 
+#: The fields of :func:`tool_outcome` as a Chinese note names them.
+OUTCOME_FIELDS_ZH: dict[str, str] = {
+    "status": "状态", "covered": "在保", "warranty": "保修", "warranty_status": "保修状态",
+    "result": "结果", "state": "状态", "message": "信息", "note": "备注",
+}
+_OUTCOME_FIELD = re.compile(r"^(\w+)=(.*)$")
+
+
+def describe_outcome(outcome: str, language: str = "en") -> str:
+    """A :func:`tool_outcome` description as a note in ``language`` writes it: unchanged in
+    English; in Chinese "ok" is 成功, ``status=待派单`` is 状态 待派单, ``error: x`` is
+    出错：x, "empty" is 无返回内容 (a gist of a plain-text output stays as it is)."""
+    if language != "zh":
+        return outcome
+    if outcome == "ok":
+        return "成功"
+    if outcome == "empty":
+        return "无返回内容"
+    if outcome.startswith("error: "):
+        return "出错：" + outcome[len("error: "):]
+    parts = outcome.split(", ")
+    fields = [_OUTCOME_FIELD.match(part) for part in parts]
+    if all(m is not None and m.group(1) in OUTCOME_FIELDS_ZH for m in fields):
+        return "，".join(f"{OUTCOME_FIELDS_ZH[m.group(1)]} {m.group(2)}"
+                        for m in fields if m is not None)
+    return outcome
+
+
 def scrub(text: str, keep: Callable[[Found], bool] | None = None,
           kinds: tuple[str, ...] | None = None) -> str:
     """``text`` with typed fact values (ticket, serial, firmware, ...) replaced by their

@@ -88,3 +88,20 @@ def test_loaders_return_fresh_copies_and_the_license_ships():
     assert load_zh_support()[0].items
     data = resources.files("ctxlab").joinpath("data", "zh_support")
     assert "CC BY 4.0" in data.joinpath("LICENSE").read_text(encoding="utf-8")
+
+
+def test_no_chat_reuses_another_chats_small_talk_word_for_word():
+    """Each chat's filler turns (opening hours, points, invoices, manuals, trade-ins, "are
+    you still there?") are written for that chat and its device; only a bare "好的，谢谢。"
+    may recur."""
+    seen: dict[str, str] = {}
+    repeats = []
+    for conv in CONVERSATIONS:
+        for item in conv.items:
+            text = item.get("content")
+            if not isinstance(text, str) or len(text) <= 8:
+                continue
+            if text in seen and seen[text] != conv.id:
+                repeats.append((seen[text], conv.id, text))
+            seen.setdefault(text, conv.id)
+    assert repeats == []

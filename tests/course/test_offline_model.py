@@ -583,5 +583,5 @@ def test_a_chinese_request_to_delete_data_is_answered_in_chinese():
     messages = ["请删除我的工单和你们掌握的关于我的所有信息。", "帮我注销账号，删掉我的个人资料"]
     for message in messages:
         assert read_intent(message).data_request, message
-        assert reply([user(message)]).text.startswith("我无法在聊天中直接删除")
+        assert reply([user(message)]).text.startswith("在聊天里我没办法直接删除")
     assert not read_intent("我的工单号是多少来着？").data_request

@@ -69,7 +69,7 @@ def test_chinese_probes_are_answered_from_a_full_view_and_fail_once_trimming_dro
     lost = [p for p in asked if not p.available]
     assert lost and not any(p.correct for p in lost)
     assert len(lost) > len(asked) // 2
-    assert all("没有看到" in p.reply for p in lost)
+    assert all("我这边没看到您提供的" in p.reply for p in lost)
     in_view = [p for p in asked if p.available]
     assert sum(p.correct for p in in_view) >= len(in_view) - 2
     assert not any(p.answer_stale for p in asked)

@@ -7,6 +7,7 @@ import sqlite3
 import pytest
 
 from ctxlab.memory import (
+    CJK_PARTICLES,
     DENSE_MODELS,
     DenseIndex,
     Doc,
@@ -16,6 +17,7 @@ from ctxlab.memory import (
     query_terms,
     tokenize,
 )
+from ctxlab.memory.fts import CJK_STOP_WORDS
 
 from conftest import assistant, call, output, user
 
@@ -46,8 +48,28 @@ def test_cjk_runs_become_bigrams_and_other_text_is_tokenized_as_before():
 
 
 def test_query_terms_drop_bigrams_of_function_characters():
-    assert query_terms("我的冰箱是什么型号？") == ["冰箱", "箱是", "型号"]
+    assert query_terms("我的冰箱是什么型号？") == ["冰箱", "型号"]
     assert query_terms("What was MY ticket TCK-48213?") == ["ticket", "tck", "48213"]
+    assert query_terms("型") == ["型"]  # a one-character query keeps its character
+
+
+@pytest.mark.parametrize(("question", "terms"), [
+    ("对了，我冰箱的型号是多少来着？", ["冰箱", "型号"]),  # lesson 05b's question
+    ("我的工单号是多少来着？", ["工单", "单号"]),
+    ("你们记的我的手机号是多少？", ["手机", "机号"]),
+    ("我这个型号能免费维修吗？", ["型号", "号能", "能免", "免费", "费维", "维修"]),
+])
+def test_no_query_pair_straddles_a_function_word(question, terms):
+    """"Common pairs are left out of queries" (lesson 05b) holds: neither a function word
+    (多少, 来着) nor a pair that straddles one and a content word (号是, 少来) is searched."""
+    assert query_terms(question) == terms
+    for term in query_terms(question):
+        assert term not in ("号是", "少来", "来着", "多少", "是多", "对了")
+
+
+def test_the_cut_is_at_function_words_only_in_queries_not_in_the_index():
+    assert "号是" in tokenize("我家冰箱型号是BCD-123")  # the index keeps every pair
+    assert set(CJK_STOP_WORDS) >= {"多少", "来着", "什么"} and "是" in CJK_PARTICLES
 
 
 @pytest.mark.parametrize(

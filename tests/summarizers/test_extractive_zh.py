@@ -46,7 +46,13 @@ def test_the_fridge_summary_is_chinese_and_keeps_every_fact():
     assert "- 型号：BCD-123" in text and "- 手机号：13912345678" in text
     assert "- 工单号：TCK-50821" in text
     assert "只能周末上门" in text and "48小时内联系" in text  # constraint and commitment
-    assert "未解决：第1轮报告的冰箱问题" in text
+    assert "未解决：客户第1轮反映的冰箱问题" in text
+    # tool steps and health in Chinese (no "-> ok", "status=", "done"), the promise with a
+    # label, latencies apart from amounts
+    assert "- create_service_ticket（冰箱，第5轮）：状态 待派单" in text
+    assert "- query_warranty_policy（冰箱，第1轮）：成功" in text
+    assert "- 第5轮：工单已经建好了" in text and "- （" not in text
+    assert "- 耗时：184ms、233ms、97ms" in text and "金额与数量" not in text
 
 
 def test_earlier_values_are_marked_in_chinese_and_read_as_stale():
@@ -77,9 +83,9 @@ def test_pending_actions_and_the_size_bound_hold_in_chinese():
     items = [*chat("zh-07-aircon-heating"), user("师傅到哪了？"),
              call("c-late", "track_engineer", visit="VST-9127")]
     text = ExtractiveSummarizer().summarize(items).text
-    assert "待办操作" in headings(text)
-    assert "track_engineer（空调，第11轮调用）：尚无结果" in text
-    assert "先拿到 track_engineer" in text
+    assert "待处理事项" in headings(text)
+    assert "track_engineer（空调，第11轮调用）：还没有返回结果" in text
+    assert "先等 track_engineer" in text
     long_chat = list(chat("zh-04-washer-e4"))
     for n in range(1, 121):
         long_chat += [user(f"好的，第{n}个办法我试过了，还是显示故障码E4。"),
@@ -107,3 +113,15 @@ def test_folding_in_steps_gives_the_same_chinese_summary():
 def test_the_llm_prompt_keeps_the_conversation_language():
     assert "language the customer writes in" in SUMMARY_PROMPT
     assert "never translate" in SUMMARY_PROMPT
+
+
+def test_durations_are_listed_apart_from_amounts_in_either_language():
+    """A latency in a tool trace (184ms) is not an amount: both languages list durations
+    under their own label."""
+    from ctxlab import seed_support_conversation
+
+    english = ExtractiveSummarizer().summarize(seed_support_conversation().items).text
+    assert "- Durations: 5 minutes, 15 seconds" in english
+    assert "- Amounts: 96 W, 4 years" in english
+    fridge = ExtractiveSummarizer().summarize(chat("zh-01-fridge-bcd123")).text
+    assert "- 耗时：184ms、233ms、97ms" in fridge and "金额与数量" not in fridge

@@ -7,7 +7,7 @@ block of recalled turns. The offline model reads them like any careful reader:
   "[superseded by ...]") is never taken as current (:mod:`ctxlab.core.staleness`, applied
   by :func:`ctxlab.core.facts.facts_in_text` to every item);
 * a value the note lists as coming from tools (a ``Firmware (from tools): ...`` bullet,
-  ``固件版本（来自工具）：...`` in a Chinese note) counts as tool output, not as something
+  ``固件版本（系统查询）：...`` in a Chinese note) counts as tool output, not as something
   said in conversation, so a newer tool result later in the view still wins, as it would
   in the full conversation;
 * constraints and commitments are read from the customer's messages, the agent's
@@ -37,7 +37,8 @@ from ...summarizers.doubts import marked_uncertain
 
 _FROM_TOOLS = (f"({LABELS['from_tools']})", f"（{LABELS_ZH['from_tools']}）")
 _PREFIX = re.compile(r"^(?:\w+\s+)?\((?:turn|t)\s*\d+\):\s*"
-                     r"|^[^\s（(：:]{0,8}[（(]第\s*\d+\s*轮[）)][:：]\s*", re.IGNORECASE)
+                     r"|^[^\s（(：:]{0,8}[（(]第\s*\d+\s*轮[）)][:：]\s*"
+                     r"|^第\s*\d+\s*轮[:：]\s*", re.IGNORECASE)
 
 
 def memory_indices(items: Sequence[Mapping[str, Any]]) -> set[int]:

@@ -5,14 +5,17 @@ returns text. Nothing in this module may introduce an identifier of its own: a v
 reply is always copied from a fact or a tool output that the caller passes in.
 
 Every reply exists in English and in Chinese (``language="zh"``): the model answers in the
-language of the question ("您的工单号是 TCK-50821。", "我在我们的对话里没有看到您的型号，
-能再告诉我一次吗？"). A value in a Chinese sentence stands between spaces or punctuation, so
-it is read back exactly as written.
+language of the question ("您的工单号是 TCK-50821。", "我这边没看到您提供的型号，方便再发
+一下吗？"). The Chinese replies are written the way a Chinese support agent writes, not
+translated from the English ones: a device is named as the customer names it ("您的冰箱
+型号是 BCD-123。"), and a value in a Chinese sentence stands between spaces or punctuation,
+so it is read back exactly as written.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,8 +29,8 @@ THANKS = "You're welcome! Is the issue solved now, or should we keep going?"
 FALLBACK_QUESTION = "Could you tell me which device you are using and what you see on screen?"
 NO_USER_MESSAGE = "Hello! I'm the IT support assistant. How can I help you today?"
 
-GREETING_ZH = "您好！我是 IT 支持助手。请问是哪台设备或哪个应用出了问题？"
-THANKS_ZH = "不客气！问题解决了吗，还是我们继续排查？"
+GREETING_ZH = "您好！我是在线客服，请问遇到什么问题了？是哪台设备，还是哪个软件？"
+THANKS_ZH = "不客气！问题解决了吗？还没解决的话，我们接着排查。"
 # Honest about what the agent cannot do: no tool offered here deletes data.
 DATA_REQUEST = (
     "I can't delete your ticket or personal data from this chat. Please send the request "
@@ -35,10 +38,10 @@ DATA_REQUEST = (
     "confirms by email. Is there anything else I can help with in the meantime?"
 )
 DATA_REQUEST_ZH = (
-    "我无法在聊天中直接删除您的工单或个人信息。请通过官网的隐私申请表提交删除请求，"
-    "隐私团队处理后会发邮件确认。在此期间还有什么可以帮您的吗？"
+    "在聊天里我没办法直接删除您的工单和个人信息。麻烦您到官网填写隐私申请表，提交删除申请，"
+    "隐私团队处理完会发邮件告诉您。还有其他需要我帮忙的吗？"
 )
-FALLBACK_QUESTION_ZH = "能再说说具体情况吗？是哪台设备，屏幕上有没有显示什么提示或故障码？"
+FALLBACK_QUESTION_ZH = "能再具体说说吗？是哪台设备出了问题，屏幕上有没有什么提示或者故障码？"
 
 _RECALL_SENTENCE = {
     "ticket": "Your ticket number is {value}.",
@@ -51,18 +54,19 @@ _RECALL_SENTENCE = {
     "reservation": "Your reservation code is {value}.",
 }
 
+#: ``{owner}`` is the customer's device as they call it ("您的冰箱"), or "您的设备".
 _RECALL_SENTENCE_ZH = {
     "ticket": "您的工单号是 {value}。",
-    "serial": "您设备的序列号是 {value}。",
-    "firmware": "您设备的固件版本是 {value}。",
-    "error_code": "我们对话里最近的错误代码是 {value}。",
+    "serial": "{owner}序列号是 {value}。",
+    "firmware": "{owner}固件版本是 {value}。",
+    "error_code": "最近一次出现的错误代码是 {value}。",
     "email": "您的邮箱是 {value}。",
     "order": "您的订单号是 {value}。",
     "rma": "您的返修单号是 {value}。",
     "reservation": "您的预约号是 {value}。",
-    "model": "您设备的型号是 {value}。",
-    "phone": "您的手机号是 {value}。",
-    "date": "约好的日期是 {value}。",
+    "model": "{owner}型号是 {value}。",
+    "phone": "您留的手机号是 {value}。",
+    "date": "跟您约好的日期是 {value}。",
 }
 
 _SHORT_LABELS = {
@@ -89,10 +93,32 @@ def join_words(words: Sequence[str], conjunction: str = "and") -> str:
 
 
 def join_words_zh(words: Sequence[str], conjunction: str = "和") -> str:
-    """``["a", "b", "c"]`` -> ``"a、b和c"``."""
+    """``["a", "b", "c"]`` -> ``"a、b和c"`` (with a space between a Latin letter or digit
+    and a Chinese character: ``故障码 E4 和漏水``)."""
     if len(words) <= 1:
         return "".join(words)
-    return f"{'、'.join(words[:-1])}{conjunction}{words[-1]}"
+    return spaced("、".join(words[:-1]), conjunction.strip(), words[-1])
+
+
+_ASCII_END = re.compile(r"[A-Za-z0-9%]$")
+_ASCII_START = re.compile(r"^[A-Za-z0-9]")
+_CJK_START = re.compile(r"^[\u3400-\u9fff]")
+_CJK_END = re.compile(r"[\u3400-\u9fff]$")
+
+
+def spaced(*parts: str) -> str:
+    """``parts`` joined, with a space where a Latin letter or digit meets a Chinese
+    character (``故障码 E4`` + ``的问题`` -> ``故障码 E4 的问题``), as Chinese technical text
+    separates a code from the words around it."""
+    out = ""
+    for part in parts:
+        if not part:
+            continue
+        if out and ((_ASCII_END.search(out) and _CJK_START.search(part))
+                    or (_CJK_END.search(out) and _ASCII_START.search(part))):
+            out += " "
+        out += part
+    return out
 
 
 #: The answer for a value a memory note marks uncertain: named, not stated, and checked.
@@ -106,6 +132,7 @@ def recall_answer(
     facts: Mapping[str, Sequence[Found]],
     tool_names: Mapping[int, str] | None = None,
     language: str = "en",
+    device: str | None = None,
     *,
     doubtful: Collection[str] = (),
 ) -> str:
@@ -117,10 +144,11 @@ def recall_answer(
     A kind with no fact gets the honest answer: the model does not see it and asks for it
     again. ``tool_names`` maps item indices of tool outputs to the tool's name, so a value
     found only in a tool result can say where it came from. ``language`` is the language
-    of the answer (``"en"`` or ``"zh"``).
+    of the answer (``"en"`` or ``"zh"``); ``device`` is the customer's device as they call it
+    (a Chinese answer names it: "您的冰箱型号是 BCD-123。").
     """
     if language == "zh":
-        return _recall_answer_zh(kinds, facts, tool_names or {}, doubtful)
+        return _recall_answer_zh(kinds, facts, tool_names or {}, device, doubtful)
     sentences: list[str] = []
     missing: list[str] = []
     for kind in kinds:
@@ -152,9 +180,11 @@ def recall_answer(
 
 
 def _recall_answer_zh(kinds: Sequence[str], facts: Mapping[str, Sequence[Found]],
-                      tool_names: Mapping[int, str], doubtful: Collection[str] = ()) -> str:
+                      tool_names: Mapping[int, str], device: str | None,
+                      doubtful: Collection[str] = ()) -> str:
     sentences: list[str] = []
     missing: list[str] = []
+    owner = f"您的{device}" if device else "您的设备"
     for kind in kinds:
         found = list(facts.get(kind, ()))
         fact = latest_fact(found)
@@ -164,20 +194,21 @@ def _recall_answer_zh(kinds: Sequence[str], facts: Mapping[str, Sequence[Found]]
         if fact.value in doubtful:
             sentences.append(UNSURE_ZH.format(value=fact.value, label=fact_label(kind, "zh")))
             continue
-        sentence = _RECALL_SENTENCE_ZH[kind].format(value=fact.value)
+        sentence = _RECALL_SENTENCE_ZH[kind].format(value=fact.value, owner=owner)
         if not fact.in_message:
             tool = tool_names.get(fact.index)
-            part = "请求" if fact.source == "tool_call" else "结果"
-            where = f" {tool} 的{part}" if tool else f"之前一次工具调用的{part}"
-            sentence = sentence[:-1] + f"（我是在{where}里找到的）。"
+            if fact.source == "tool_call":
+                where = f"{tool} 查询时用的" if tool else "之前查询时用的"
+            else:
+                where = f"从 {tool} 的查询结果里看到的" if tool else "从之前的查询结果里看到的"
+            sentence = sentence[:-1] + f"（这是{where}）。"
         if kind == "error_code":
             earlier = [v for v in distinct_values(found) if v != fact.value][:3]
             if earlier:
-                sentence += f"在那之前：{'、'.join(earlier)}。"
+                sentence += f"之前还出现过 {'、'.join(earlier)}。"
         sentences.append(sentence)
     if missing:
-        sentences.append(f"我在我们的对话里没有看到您的{join_words_zh(missing)}，"
-                         "能再告诉我一次吗？")
+        sentences.append(f"我这边没看到您提供的{join_words_zh(missing)}，方便再发一下吗？")
     return "".join(sentences)
 
 
@@ -208,16 +239,20 @@ def _statements_answer_zh(constraints: Sequence[str] | None,
                           commitments: Sequence[str] | None) -> str:
     parts = []
     if constraints is not None:
-        if constraints:
-            parts.append("您之前请我们注意：" + "".join(_sentence_zh(s) for s in constraints))
-        else:
-            parts.append("我在我们的对话里没有看到您提过的要求或偏好；有什么需要我注意的吗？")
+        parts.append(_quoted("您之前特别交代过", constraints) if constraints else
+                     "我这边没看到您提过什么特别的要求。有什么需要我们注意的，您随时说。")
     if commitments is not None:
-        if commitments:
-            parts.append("我答应过您：" + "".join(_sentence_zh(s) for s in commitments))
-        else:
-            parts.append("我在我们的对话里没有看到我做过、而且还没兑现的承诺。")
-    return "".join(parts)
+        parts.append(_quoted("我们之前答应过您", commitments) if commitments else
+                     "我这边没查到我们答应过、还没办完的事。")
+    return "\n".join(parts)
+
+
+def _quoted(lead: str, said: Sequence[str]) -> str:
+    """``lead：“…”`` for one sentence, a numbered list under ``lead`` for several."""
+    if len(said) == 1:
+        return f"{lead}：“{_sentence_zh(said[0])}”"
+    return "\n".join([f"{lead}这几点：",
+                      *(f"{n}. {_sentence_zh(s)}" for n, s in enumerate(said, 1))])
 
 
 def _sentence(text: str) -> str:
@@ -232,14 +267,15 @@ def _sentence_zh(text: str) -> str:
 
 def noted(facts: Sequence[Found], language: str = "en") -> str:
     """Acknowledge the facts of the latest message, as in ``Noted: ticket TCK-48213.``
-    (``已记下：工单号 TCK-48213。`` in Chinese)."""
+    (``好的，已记下您的工单号 TCK-48213。`` in Chinese)."""
     if not facts:
         return ""
     seen: dict[tuple[str, str], None] = {}
     for fact in facts:
         seen.setdefault((fact.kind, fact.value), None)
     if language == "zh":
-        return "已记下：" + "、".join(f"{fact_label(k, 'zh')} {v}" for k, v in seen) + "。"
+        return "好的，已记下您的" + join_words_zh(
+            [f"{fact_label(k, 'zh')} {v}" for k, v in seen]) + "。"
     parts = [f"{_SHORT_LABELS[kind]} {value}" for kind, value in seen]
     return f"Noted: {', '.join(parts)}."
 
@@ -254,10 +290,10 @@ def symptom_reply(
     steps, question = symptom.symptom.render(symptom.code)
     lines = [ack] if ack else []
     if language == "zh":
-        lines.append(f"我们先处理{symptom.title}的问题，请按下面的步骤试试：")
+        lines.append(spaced("我们先解决", symptom.title, "的问题，您可以按下面的步骤试一下："))
         lines.extend(steps)
         if also:
-            lines.append(f"{join_words_zh(list(also))}的问题我先记下，接下来再处理。")
+            lines.append(spaced(join_words_zh(list(also)), "的问题我先记下了，这个处理完再看。"))
         lines.append(question)
         return "\n".join(lines)
     lines.append(f"Let's work on the {symptom.title} first. Please try these steps:")
@@ -274,11 +310,11 @@ def symptom_reply(
 def closure_reply(closed: str | None, remaining: Sequence[str], language: str = "en") -> str:
     """Confirm the current issue is closed, then offer the next open one."""
     if language == "zh":
-        first = (f"好的，我会把{closed}的问题标记为已解决。" if closed
-                 else "好的，很高兴问题解决了。")
+        first = (spaced("好的，", closed, "的问题我这边记为已解决。") if closed
+                 else "太好了，问题解决了就好。")
         if remaining:
-            return f"{first}您还提到过{remaining[0]}的问题，要现在看一下吗？"
-        return f"{first}还有什么可以帮您的吗？"
+            return first + spaced("您之前还提到", remaining[0], "的问题，要不要现在一起看看？")
+        return f"{first}还有其他需要帮忙的吗？"
     if closed:
         first = f"Great, I'll mark the {closed} issue as closed."
     else:
@@ -292,7 +328,7 @@ def missing_identifier_reply(needs: Sequence[str], language: str = "en") -> str:
     """Ask for the identifiers a lookup needs (one question)."""
     if language == "zh":
         what_zh = join_words_zh([fact_label(kind, "zh") for kind in needs])
-        return f"我可以帮您查，但需要先知道您的{what_zh}。能发给我吗？"
+        return f"好的，麻烦您先发一下{what_zh}，我马上帮您查。"
     what = join_words([FACT_LABELS[kind] for kind in needs])
     return f"I can look that up, but I need your {what} first. Could you share it?"
 
@@ -300,8 +336,8 @@ def missing_identifier_reply(needs: Sequence[str], language: str = "en") -> str:
 def unavailable_reply(actions: Sequence[str], language: str = "en") -> str:
     """Say which lookups cannot be made because the tool is not offered."""
     if language == "zh":
-        return (f"这里没法{join_words_zh(list(actions), '或')}：这个对话里没有提供这个工具。"
-                "关于设备还有其他我能帮忙的吗？")
+        return (f"抱歉，我这边暂时没法{join_words_zh(list(actions), '或')}，当前对话没有接入"
+                "相应的查询工具。设备方面还有其他我能帮上忙的吗？")
     return (
         f"I can't {join_words(list(actions), 'or')} here: that tool isn't available in this "
         "chat. Is there something else about the device I can help with?"
@@ -332,8 +368,9 @@ def tool_result_reply(name: str, arguments: str, output: str,
         return words.ticket(data)
     if {"model", "firmware"} <= data.keys():
         return words.device(data)
-    fields = [f"{k}: {v}" for k, v in data.items() if _is_scalar(v)][:8]
-    return words.fields(name, fields, preview(output, 300))
+    pairs = [(k, v) for k, v in data.items() if _is_scalar(v)][:8]
+    return words.fields(name, [words.field.format(k, v) for k, v in pairs],
+                        preview(output, 300))
 
 
 def _raw(name: str, text: str) -> tuple[str, str]:
@@ -418,10 +455,10 @@ _DEVICE_EN = {
     "latest": "; the latest says: {}", "question": "Does that match the device you are using?",
 }
 _DEVICE_ZH = {
-    "purchase_date": "购买于 {}", "firmware": "固件版本 {}", "os": "系统是 {}",
+    "purchase_date": "{} 购买", "firmware": "固件版本 {}", "os": "系统为 {}",
     "owner_email": "登记邮箱 {}", "sep": "，", "end": "。",
-    "log": "它的事件日志有 {entries} 条记录，其中 {warnings} 条是警告",
-    "latest": "；最新一条警告：{}", "question": "这和您正在用的设备一致吗？",
+    "log": "事件日志共 {entries} 条，其中警告 {warnings} 条",
+    "latest": "，最近一条警告是“{}”", "question": "这是您现在用的这台设备吗？",
 }
 
 
@@ -434,45 +471,47 @@ def _subject(data: Mapping[str, Any]) -> str:
 
 
 def _raw_zh(name: str, text: str) -> tuple[str, str]:
-    return f"{name} 工具返回：{text or '空结果'}", "接下来您想怎么做？"
+    return f"{name} 返回的结果是：{text or '空'}", "接下来您希望怎么处理？"
 
 
 def _error_zh(name: str, error: str, label: str) -> tuple[str, str]:
-    return f"{name} 查询没有成功：{error}。", f"能核对一下{label or '信息'}再发一次吗？"
+    return (f"{name} 没有查到结果：{error}。",
+            f"麻烦您核对一下{label or '信息'}，再发我一次。")
 
 
 def _fields_zh(name: str, fields: list[str], fallback: str) -> tuple[str, str]:
     body = "；".join(fields) if fields else fallback
-    return f"{name} 工具返回：{body}。", "接下来您想怎么做？"
+    return f"{name} 的查询结果：{body}。", "接下来您希望怎么处理？"
 
 
 def _warranty_zh(data: Mapping[str, Any]) -> tuple[str, str]:
     subject = _subject_zh(data)
     plan = str(data.get("plan") or "").strip()
-    cover = f"{plan} 保修" if plan and "warrant" not in plan.lower() else (plan or "保修")
+    cover = f" {plan} 保修" if plan and "warrant" not in plan.lower() else (
+        f" {plan} " if plan else "保修")
     if data.get("status") == "covered":
-        text = f"好消息：{subject}的{cover}仍在有效期内，到 {data['end_date']} 为止。"
+        text = f"好消息：{subject}还在{cover}期内，有效期到 {data['end_date']}。"
         if data.get("rma"):
-            text += f"我已经为您开了返修授权：{data['rma']}。"
-        return text, "需要我告诉您寄修的步骤吗？"
-    return (f"{subject}的{cover}状态是 {data['status']}（到期日 {data['end_date']}），"
-            "所以维修需要收费。", "需要我帮您申请付费维修的报价吗？")
+            text += f"我已经帮您申请了返修，返修单号 {data['rma']}。"
+        return text, "需要我把寄修步骤发给您吗？"
+    return (f"{subject}的{cover}状态为 {data['status']}（{data['end_date']} 到期），"
+            "维修需要收费。", "需要我帮您申请一份付费维修报价吗？")
 
 
 def _ticket_zh(data: Mapping[str, Any]) -> tuple[str, str]:
-    text = f"工单 {data['ticket_id']} 的状态是 {data['status']}"
+    text = f"工单 {data['ticket_id']} 目前的状态是 {data['status']}"
     if data.get("owner"):
         text += f"，负责人是 {data['owner']}"
     if data.get("last_update"):
-        text += f"，最近一次更新在 {data['last_update']}"
+        text += f"，最近更新于 {data['last_update']}"
     text += "。"
     if data.get("latest_note"):
         text += f"最新备注：{data['latest_note']}"
-    return text, "需要我在工单里补充什么吗？"
+    return text, "需要我在工单里补充点什么吗？"
 
 
 def _device_zh(data: Mapping[str, Any]) -> tuple[str, str]:
-    return _device_reply(data, f"{_subject_zh(data)}是 {data['model']}", _DEVICE_ZH)
+    return _device_reply(data, f"{_subject_zh(data)}的型号是 {data['model']}", _DEVICE_ZH)
 
 
 def _subject_zh(data: Mapping[str, Any]) -> str:
@@ -480,7 +519,7 @@ def _subject_zh(data: Mapping[str, Any]) -> str:
     model = data.get("model")
     if serial and model and "firmware" not in data:
         return f"您的 {model}（{serial}）"
-    return f"设备 {serial or model}" if serial or model else "这台设备"
+    return f"设备 {serial or model} " if serial or model else "这台设备"
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
@@ -506,10 +545,12 @@ class _Wording:
     device: Callable[[Mapping[str, Any]], tuple[str, str]]
     fields: Callable[[str, list[str], str], tuple[str, str]]
     arguments: Mapping[str, str]
+    field: str  # one "key: value" of a generic result
 
 
 _WORDING = {
-    "en": _Wording(_raw, _error, _warranty, _ticket, _device, _fields, _ARGUMENT_LABELS),
+    "en": _Wording(_raw, _error, _warranty, _ticket, _device, _fields, _ARGUMENT_LABELS,
+                   "{}: {}"),
     "zh": _Wording(_raw_zh, _error_zh, _warranty_zh, _ticket_zh, _device_zh, _fields_zh,
-                   _ARGUMENT_LABELS_ZH),
+                   _ARGUMENT_LABELS_ZH, "{}：{}"),
 }

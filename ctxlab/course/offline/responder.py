@@ -35,10 +35,11 @@ from typing import Any
 from ...core.facts import ALL_FACT_KINDS, FACT_KINDS, Found, facts_in_text, find_facts, latest_fact
 from ...core.items import is_user_message, item_text, item_type
 from ...core.language import Language, conversation_language, language_of, letter_counts
+from ...core.tracker import device_noun
 from ...memory.playbook import match_symptoms
 from . import replies
 from .intents import Intent, normalize, read_intent
-from .memory import classify, doubtful, plain, statements_in_view
+from .memory import classify, doubtful, memory_indices, plain, statements_in_view
 
 #: The tools the offline model knows how to use: name -> (argument, fact kind, action).
 KNOWN_TOOLS: dict[str, tuple[str, str, str]] = {
@@ -48,8 +49,8 @@ KNOWN_TOOLS: dict[str, tuple[str, str, str]] = {
 }
 #: The same actions, as a Chinese reply names them.
 ACTIONS_ZH: dict[str, str] = {
-    "check_warranty": "查询保修", "lookup_device": "查询设备信息",
-    "get_ticket_status": "查询工单状态",
+    "check_warranty": "查保修", "lookup_device": "查设备信息",
+    "get_ticket_status": "查工单进度",
 }
 
 
@@ -151,8 +152,10 @@ def plan_reply(
         found = facts if see is None else {
             kind: [f for f in mentions if see(f.index, f.start, f.value)]
             for kind, mentions in facts.items()}
+        device = _device_named(user_text, items, found, intent.recall) if zh else None
         return Plan(text=replies.recall_answer(intent.recall, found, _output_tools(items),
-                                               language, doubtful=doubtful(items, found)))
+                                               language, device,
+                                               doubtful=doubtful(items, found)))
 
     if intent.wants_tool:
         plan = _plan_tools(intent, facts, tools, turn, allow_tools, language)
@@ -203,7 +206,7 @@ def _small_talk_zh(intent: Intent, ack: str) -> str:
     if intent.greeting and not ack:
         return replies.GREETING_ZH
     if ack:
-        return f"{ack}请问设备现在出现了什么问题？"
+        return f"{ack}请问设备现在有什么问题？"
     return replies.FALLBACK_QUESTION_ZH
 
 
@@ -275,11 +278,35 @@ def _answer_tool_results(turn: Sequence[Mapping[str, Any]], symptoms: Sequence[A
         paragraphs.append(text)
     if symptoms:
         steps, question = symptoms[0].symptom.render(symptoms[0].code)
-        lead = (f"关于{symptoms[0].title}的问题，请试试这些步骤：" if language == "zh"
+        lead = (replies.spaced("关于", symptoms[0].title, "的问题，可以先试试这几步：")
+                if language == "zh"
                 else f"For the {symptoms[0].title}, try these steps:")
         paragraphs.append("\n".join([lead, *steps]))
     paragraphs.append(question)
     return "\n\n".join(paragraphs)
+
+
+def _device_named(question: str, items: Sequence[Mapping[str, Any]],
+                  facts: Mapping[str, list[Found]], kinds: Sequence[str]) -> str | None:
+    """The customer's device as they call it, for a Chinese answer ("您的冰箱型号是…"): the
+    noun in the question ("我冰箱的型号"), else in the text that holds the value asked for,
+    else the latest one the customer (or a memory note) used; None when nobody named one."""
+    noun = device_noun(question)
+    if noun:
+        return noun
+    for kind in kinds:
+        fact = latest_fact(facts.get(kind, []))
+        if fact is not None and fact.index < len(items):
+            noun = device_noun(item_text(items[fact.index]))
+            if noun:
+                return noun
+    notes = memory_indices(items)
+    for index in range(len(items) - 1, -1, -1):
+        if is_user_message(items[index]) or index in notes:
+            noun = device_noun(item_text(items[index]))
+            if noun:
+                return noun
+    return None
 
 
 def _output_tools(items: Sequence[Mapping[str, Any]]) -> dict[int, str]:

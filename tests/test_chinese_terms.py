@@ -1,0 +1,82 @@
+"""Shipped Chinese text uses the terms of docs/glossary.md, never the calques a native
+reader flagged (issue 21, section 6): no 令牌 for token, no 探针问题, no 二字组, no 账本,
+no 修剪, no word-for-word summary headings, no "您设备的" replies."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: calque -> the term to use instead (docs/glossary.md)
+BANNED: dict[str, str] = {
+    "令牌": "token（词元）",
+    "探针": "测试问题",
+    "二字组": "双字切分",
+    "账本": "明细",
+    "修剪": "截断",
+    "摘要对": "摘要消息",
+    "上下文中毒": "上下文污染",
+    "报告的问题": "问题描述",
+    "工具表现": "工具调用情况",
+    "标识信息": "关键编号",
+    "约束与偏好": "客户要求与偏好",
+    "当前状态与阻碍": "当前进展与卡点",
+    "时间线里程碑": "关键节点",
+    "待办操作": "待处理事项",
+    "来自工具": "系统查询",
+    "尚无结果": "还没有返回结果",
+    "您设备的": "您的冰箱 / 您的设备",
+    "我在我们的对话里": "我这边没看到您提供的",
+    "制冷制热": "冰箱不制冷 / 空调不制热",
+}
+
+
+def shipped_texts() -> dict[str, str]:
+    """Every file whose Chinese reaches a reader: the Chinese README, the glossary, the
+    library (replies, summaries, state messages, docstrings), the Chinese corpus and
+    lesson 05b (prose, code and outputs)."""
+    texts = {"README.zh-CN.md": (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")}
+    for path in [*(ROOT / "docs").glob("*.md"), *(ROOT / "ctxlab").rglob("*.py"),
+                 *(ROOT / "ctxlab" / "data" / "zh_support").glob("*.json")]:
+        texts[str(path.relative_to(ROOT))] = path.read_text(encoding="utf-8")
+    lesson = json.loads((ROOT / "notebooks" / "05b_chinese_conversations.ipynb").read_text(
+        encoding="utf-8"))
+    for n, cell in enumerate(lesson["cells"]):
+        parts = ["".join(cell["source"])]
+        for output in cell.get("outputs", []):
+            parts.append("".join(output.get("text", "")))
+            parts += ["".join(v) for v in output.get("data", {}).values() if isinstance(v, list)]
+        texts[f"05b cell {n}"] = "\n".join(parts)
+    return texts
+
+
+def test_the_scan_sees_chinese_text():
+    texts = shipped_texts()
+    assert any("冰箱" in t for name, t in texts.items() if name.startswith("05b"))
+    assert "上下文工程" in texts["README.zh-CN.md"]
+
+
+@pytest.mark.parametrize("calque", sorted(BANNED))
+def test_no_calque_in_shipped_chinese_text(calque):
+    found = [name for name, text in shipped_texts().items()
+             if calque in text]
+    assert found == [], f"{calque!r} in {found}; write {BANNED[calque]!r} (docs/glossary.md)"
+
+
+def test_the_glossary_gives_every_term_used_instead():
+    glossary = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
+    for term in ("token（词元）", "测试问题", "双字切分", "明细", "截断", "摘要消息",
+                 "上下文污染", "关键编号", "客户要求"):
+        assert term in glossary, term
+
+
+def test_the_scan_would_catch_a_calque():
+    """The guard itself: a text with a calque is found (a broken scan would pass anything)."""
+    sample = {"sample": "用令牌计数的探针问题"}
+    assert [c for c in BANNED for t in sample.values() if c in t] == ["令牌", "探针"]
+    assert re.search("|".join(BANNED), "每条记录在账本里")
