@@ -19,6 +19,7 @@ from agents.run_config import CallModelData, ModelInputData
 
 from ..core.items import clone, is_output, item_kind, item_text
 from ..core.tokens import ITEM_OVERHEAD_TOKENS, get_token_counter, tool_schema_text
+from .usage_estimate import usage_is_estimated
 
 #: The parts of one model call, in the order a context window is usually laid out.
 WINDOW_PARTS: tuple[str, ...] = (
@@ -35,6 +36,9 @@ class ModelCallRecord:
     parts: dict[str, int]
     input_tokens: int | None = None
     output_tokens: int | None = None
+    #: True when the server reported no usage for this call and ctxlab counted it
+    #: (o200k_base; see :mod:`ctxlab.course.usage_estimate`).
+    usage_estimated: bool = False
 
     @property
     def sent_tokens(self) -> int:
@@ -59,6 +63,11 @@ class TurnRecord:
     @property
     def output_tokens(self) -> int:
         return sum(c.output_tokens or 0 for c in self.calls)
+
+    @property
+    def usage_estimated(self) -> bool:
+        """True when any call's usage was counted by ctxlab (the server reported none)."""
+        return any(c.usage_estimated for c in self.calls)
 
     @property
     def first_call_parts(self) -> dict[str, int]:
@@ -160,11 +169,13 @@ async def run_conversation(
             result = await Runner.run(agent, message, session=session, run_config=config,
                                       max_turns=max_turns)
         calls = recorder.calls[before:]
-        usages = [r.usage for r in result.raw_responses]
+        responses: list[Any] = list(result.raw_responses)
         calls = [
-            replace(c, input_tokens=u.input_tokens, output_tokens=u.output_tokens)
-            if u is not None else c
-            for c, u in zip(calls, usages + [None] * (len(calls) - len(usages)), strict=False)
+            replace(c, input_tokens=r.usage.input_tokens, output_tokens=r.usage.output_tokens,
+                    usage_estimated=usage_is_estimated(r))
+            if r is not None else c
+            for c, r in zip(calls, responses + [None] * (len(calls) - len(responses)),
+                            strict=False)
         ]
         tool_calls = [
             getattr(item.raw_item, "name", "") for item in result.new_items
@@ -172,6 +183,73 @@ async def run_conversation(
         ]
         records.append(TurnRecord(number, message, str(result.final_output), calls, tool_calls))
     return records
+
+
+@dataclass(frozen=True)
+class RunFailure:
+    """A run of :func:`run_each` that stopped: at which turn, why, and the turns it finished."""
+
+    label: str
+    turn: int
+    error: Exception
+    records: list[TurnRecord]
+
+    def __str__(self) -> str:
+        return (f"{self.label}: stopped at turn {self.turn} after {len(self.records)} "
+                f"finished turns: {self.error}")
+
+
+class Runs(dict[str, list[TurnRecord]]):
+    """The runs of :func:`run_each` that finished, by label (what :func:`probe_table` and
+    the plots take); :attr:`failed` holds the ones that stopped, by label."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failed: dict[str, RunFailure] = {}
+
+
+async def run_each(
+    agent: Agent[Any],
+    user_messages: Sequence[str],
+    sessions: Mapping[str, Callable[[], Any]],
+    *,
+    run_config: RunConfig | None = None,
+    streamed: bool = False,
+    max_turns: int = 10,
+    echo: Callable[[str], Any] | None = print,
+) -> Runs:
+    """Run the same conversation once per memory, each on its own: ``sessions`` maps a
+    label to a function that makes that run's session.
+
+    A run whose model call fails with a :class:`~ctxlab.core.model_errors.ModelCallError`
+    (a context overflow on a small window, a server error) stops there; the others still
+    run. Its failure (the turn, the error, which says what to do, and the turns finished)
+    goes to :attr:`Runs.failed` and is passed to ``echo`` (``print``; None: silent). Any
+    other exception is a bug and propagates.
+    """
+    from ..core.model_errors import ModelCallError
+
+    messages = list(user_messages)
+    runs = Runs()
+    for label, make_session in sessions.items():
+        if not callable(make_session):
+            raise ValueError(f"sessions[{label!r}] must be a function that makes a session, "
+                             f"got {type(make_session).__name__}")
+        session = make_session()
+        records: list[TurnRecord] = []
+        try:
+            for number, message in enumerate(messages, start=1):
+                done = await run_conversation(agent, [message], session, run_config=run_config,
+                                              streamed=streamed, max_turns=max_turns)
+                records.append(replace(done[0], turn=number))
+        except ModelCallError as error:
+            failure = RunFailure(label, len(records) + 1, error, records)
+            runs.failed[label] = failure
+            if echo is not None:
+                echo(str(failure))
+            continue
+        runs[label] = records
+    return runs
 
 
 def recalled(records: Sequence[TurnRecord], probe: Any) -> bool:
