@@ -35,9 +35,9 @@ class ServerRules:
     """What one server refuses or leaves out (see the module docstring)."""
 
     name: str
-    roles: frozenset[str]
-    string_content_roles: frozenset[str]
-    response_formats: frozenset[str]
+    roles: tuple[str, ...]
+    string_content_roles: tuple[str, ...]
+    response_formats: tuple[str, ...]
     usage_in_stream: bool
     context_window: int | None
     tools_need_named_choice: bool
@@ -69,7 +69,7 @@ class ServerRules:
         for n, message in enumerate(body.get("messages") or []):
             role = message.get("role")
             if role not in self.roles:
-                allowed = " or ".join(f"'{r}'" for r in sorted(self.roles))
+                allowed = _choices(self.roles)
                 errors.append((f"body.messages.{n}.role", f"Input should be {allowed}"))
             if role in self.string_content_roles and not isinstance(message.get("content"),
                                                                     str):
@@ -79,7 +79,7 @@ class ServerRules:
                 errors.append((f"body.messages.{n}.content", "Input should be a valid string"))
         kind = (body.get("response_format") or {}).get("type")
         if kind is not None and kind not in self.response_formats:
-            allowed = " or ".join(f"'{f}'" for f in sorted(self.response_formats))
+            allowed = _choices(self.response_formats)
             errors.append(("body.response_format.type", f"Input should be {allowed}"))
         return errors
 
@@ -105,6 +105,11 @@ def prompt_tokens(body: Mapping[str, Any]) -> int:
     return total
 
 
+def _choices(values: tuple[str, ...]) -> str:
+    quoted = [f"'{v}'" for v in values]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+
+
 def _validation_message(errors: list[tuple[str, str]]) -> str:
     lines = [f"{len(errors)} validation error{'s' if len(errors) > 1 else ''}:"]
     for location, text in errors:
@@ -114,9 +119,9 @@ def _validation_message(errors: list[tuple[str, str]]) -> str:
 
 LLAMA_CPP_PYTHON = ServerRules(
     name="llama-cpp-python[server] 0.3.36",
-    roles=frozenset({"system", "user", "assistant", "tool", "function"}),
-    string_content_roles=frozenset({"system"}),
-    response_formats=frozenset({"text", "json_object"}),
+    roles=("system", "user", "assistant", "tool", "function"),
+    string_content_roles=("system",),
+    response_formats=("text", "json_object"),
     usage_in_stream=False,
     context_window=8192,
     tools_need_named_choice=True,
