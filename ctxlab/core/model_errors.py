@@ -15,8 +15,10 @@ through :func:`translate_error`:
   llama.cpp's ``llama-server``: "request (9238 tokens) exceeds the available context size
   (8192 tokens)"): a :class:`ContextOverflowError` with both figures and
   :data:`CONTEXT_ADVICE`;
-* a ``response_format`` the server does not support, and any other 4xx/5xx answer: the
-  status, the server's own words (shortened) and what it means.
+* a ``response_format`` or a message form the server does not support (read from the
+  refused request: ``content: null`` next to ``tool_calls``, a ``developer`` message, list
+  content in a ``system`` message), and any other 4xx/5xx answer: the status, the server's
+  own words (shortened) and what it means.
 
 Every translated error is a :class:`ModelCallError` (``CompatibleServerError`` is its old
 name); the ``openai`` error stays reachable as ``__cause__``. ``limit`` names the server's
@@ -26,6 +28,7 @@ server cannot do this" from a bug.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 from urllib.parse import urlparse
@@ -220,6 +223,46 @@ def rejects_response_format(exc: Any) -> bool:
     return any(word in text for word in ("response_format", "json_schema", "json_object"))
 
 
+def _request_body(exc: Any) -> dict[str, Any]:
+    request = getattr(exc, "request", None)
+    try:
+        body = json.loads(request.content) if request is not None else None
+    except (ValueError, TypeError, AttributeError):
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+#: Message forms some servers refuse, the limit each names, and what it means.
+TOOL_HISTORY_LIMIT = "no tool-call history (an assistant message with content null and tool_calls)"
+
+
+def request_form_limit(exc: Any) -> tuple[str, str] | None:
+    """``(limit, what)`` when ``exc`` is a server's refusal of a message form the request
+    holds (its answer reads like a validation error: "Input should be ..."): an assistant
+    message with ``content: null`` next to ``tool_calls`` (what the Agents SDK sends after
+    every tool call), a ``developer`` message, or list content in a ``system`` message."""
+    if getattr(exc, "status_code", None) not in (400, 422, 500):
+        return None
+    text = api_message(exc, width=10_000)
+    if "Input should be" not in text and "validation error" not in text:
+        return None
+    messages = [m for m in _request_body(exc).get("messages") or [] if isinstance(m, dict)]
+    if any(m.get("role") == "assistant" and m.get("tool_calls") and m.get("content") is None
+           for m in messages):
+        return (TOOL_HISTORY_LIMIT,
+                "an assistant message with content null and tool_calls, which the Agents SDK "
+                "sends after every tool call, so the agent cannot use tools on this server; "
+                "use a server that takes it (Ollama, vLLM, llama-server --jinja)")
+    if any(m.get("role") == "developer" for m in messages):
+        return ("no developer role", "a message with the developer role; send such notes as "
+                "a system message with string content")
+    if any(m.get("role") == "system" and not isinstance(m.get("content"), str)
+           for m in messages):
+        return ("system content must be a string", "a system message whose content is a "
+                "list of parts; send it as one string")
+    return None
+
+
 # ---------------------------------------------------------------------------- translating
 
 
@@ -272,6 +315,12 @@ def translate_error(exc: BaseException, *, url: str, model: str | None,
             f"response_format (server limit: {limit}). It said: {detail}", url,
             ("use a server that supports response_format json_schema (vLLM, Ollama 0.5+, "
              "llama-server)",), status=status, limit=limit, **common)
+    form = request_form_limit(exc)
+    if form is not None:
+        limit, what = form
+        return ModelCallError(
+            f"{url} answered {status} to {who}: the server refuses {what} (server limit: "
+            f"{limit}). It said: {detail}", url, (what,), status=status, limit=limit, **common)
     if status >= 500:
         return ModelCallError(
             f"{url} answered {status} to {who}: the server failed on this request. Local "

@@ -75,33 +75,47 @@ def chat_bodies(fake: FakeOpenAI) -> list[dict]:
 
 
 def test_the_rules_refuse_what_the_server_refuses():
-    """The fake is only worth something if it refuses what llama-cpp-python refuses."""
+    """The fake is only worth something if it refuses what llama-cpp-python refuses, in its
+    words: these answers are the ones the real server gave here (see the rules module)."""
     base = {"model": "m", "messages": [{"role": "user", "content": "q"}]}
     assert LLAMA_CPP_PYTHON.problem(base) is None
     developer = {**base, "messages": [
+        {"role": "system", "content": "sys"},
         {"role": "developer", "content": [{"type": "text", "text": "state"}]},
-        {"role": "user", "content": "q"}]}
+        {"role": "user", "content": "hi"}]}
     status, error = LLAMA_CPP_PYTHON.problem(developer)
-    assert status == 500 and "Input should be" in error["error"]["message"]
-    assert "body.messages.0.role" in error["error"]["message"]
+    message = error["error"]["message"]
+    assert status == 500 and error["error"]["type"] == "internal_server_error"
+    assert message.startswith("11 validation errors:\n  {'type': 'literal_error', 'loc': "
+                              "('body', 'messages', 1, 'ChatCompletionRequestSystemMessage', "
+                              "'role'), 'msg': \"Input should be 'system'\", 'input': "
+                              "'developer'")
     listed = {**base, "messages": [{"role": "system", "content": [{"type": "text", "text": "s"}]},
                                    {"role": "user", "content": "q"}]}
-    assert LLAMA_CPP_PYTHON.problem(listed)[0] == 500
+    assert LLAMA_CPP_PYTHON.problem(listed)[1]["error"]["message"].startswith(
+        "10 validation errors:")
+    parts = {**base, "messages": [{"role": "user", "content": [{"type": "text", "text": "q"}]}]}
+    assert LLAMA_CPP_PYTHON.problem(parts) is None  # a user message may have parts
     schema = {**base, "response_format": {"type": "json_schema", "json_schema": {
         "name": "x", "schema": {"type": "object"}}}}
-    assert "'text' or 'json_object'" in LLAMA_CPP_PYTHON.problem(schema)[1]["error"]["message"]
+    assert "Input should be 'text' or 'json_object'\", 'input': 'json_schema'" in \
+        LLAMA_CPP_PYTHON.problem(schema)[1]["error"]["message"]
     assert LLAMA_CPP_PYTHON.problem({**base, "response_format": {"type": "json_object"}}) is None
     null_call = {**base, "messages": [
         {"role": "user", "content": "q"},
         {"role": "assistant", "content": None, "tool_calls": [
             {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
         {"role": "tool", "tool_call_id": "c", "content": "{}"}]}
-    assert LLAMA_CPP_PYTHON.problem(null_call)[0] == 500
-    long = {**base, "messages": [{"role": "user", "content": "word " * 9000}]}
+    assert LLAMA_CPP_PYTHON.problem(null_call)[1]["error"]["message"].startswith(
+        "7 validation errors:")
+    long = {**base, "messages": [{"role": "user", "content": "word " * 9000}],
+            "max_tokens": 1024}
     status, error = LLAMA_CPP_PYTHON.problem(long)
     assert status == 400 and error["error"]["code"] == "context_length_exceeded"
-    assert error["error"]["message"].startswith(
-        "This model's maximum context length is 8192 tokens, however you requested ")
+    assert error["error"]["message"] == (
+        "This model's maximum context length is 8192 tokens. However, you requested 10029 "
+        "tokens (9005 in the messages, 1024 in the completion). Please reduce the length of "
+        "the messages or completion.")
 
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["run", "streamed"])
@@ -376,7 +390,7 @@ def test_an_overflowing_run_stops_alone_and_the_others_still_run():
     not; run_each keeps each run on its own and prints what to do. (The fake's replies are
     shorter than a real model's and its tools are dropped, as the server drops them, so its
     window is made smaller to overflow at a similar turn.)"""
-    fake = llama(context_window=2500)
+    fake = llama(context_window=1400)
     agent = make_support_agent(backend_on(fake))
     messages = support_chat_script()[0]
     printed: list[str] = []

@@ -28,14 +28,17 @@ from ctxlab.core.model_errors import (
 URL = "http://127.0.0.1:8080/v1/chat/completions"
 
 
-def api_error(status: int, body: dict[str, Any]) -> openai.APIStatusError:
-    """The exception ``openai`` raises for an error answer with this JSON body."""
+def api_error(status: int, body: dict[str, Any],
+              messages: list[dict[str, Any]] | None = None) -> openai.APIStatusError:
+    """The exception ``openai`` raises for an error answer with this JSON body to a request
+    with ``messages``."""
     client = openai.OpenAI(api_key="x", base_url="http://127.0.0.1:8080/v1",
                            http_client=httpx.Client(transport=httpx.MockTransport(
                                lambda request: httpx.Response(status, json=body))),
                            max_retries=0)
     with pytest.raises(openai.APIStatusError) as info:
-        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}])
+        client.chat.completions.create(
+            model="m", messages=messages or [{"role": "user", "content": "q"}])
     return info.value
 
 
@@ -152,3 +155,39 @@ def test_no_answer_names_the_url_and_the_checks():
 def test_what_is_not_an_api_error_is_left_alone():
     assert translate_error(ValueError("a bug"), url=URL, model="m") is None
     assert translate_error(KeyError("x"), url=URL, model="m") is None
+
+
+#: The first lines of llama-cpp-python's answer to a request whose assistant message has
+#: content null and tool_calls (seen here; 7 errors, one per message type).
+NULL_CONTENT_ANSWER = (
+    "7 validation errors:\n  {'type': 'literal_error', 'loc': ('body', 'messages', 1, "
+    "'ChatCompletionRequestSystemMessage', 'role'), 'msg': \"Input should be 'system'\", "
+    "'input': 'assistant', 'ctx': {'expected': \"'system'\"}}\n  {'type': 'string_type', "
+    "'loc': ('body', 'messages', 1, 'ChatCompletionRequestAssistantMessage', 'content'), "
+    "'msg': 'Input should be a valid string', 'input': None}")
+TOOL_ROUND = [
+    {"role": "user", "content": "Look up SN-1"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "lookup_device",
+                                                      "arguments": "{}"}}]},
+    {"role": "tool", "tool_call_id": "c1", "content": "{}"}]
+
+
+def test_a_refused_message_form_is_read_from_the_request_and_named():
+    from ctxlab.core.model_errors import TOOL_HISTORY_LIMIT, request_form_limit
+
+    answer = {"error": {"message": NULL_CONTENT_ANSWER, "type": "internal_server_error"}}
+    exc = api_error(500, answer, TOOL_ROUND)
+    error = translate_error(exc, url=URL, model="smollm2", caller="agent")
+    assert error is not None and error.limit == TOOL_HISTORY_LIMIT
+    assert "the server refuses an assistant message with content null and tool_calls" in \
+        str(error) and "cannot use tools on this server" in str(error)
+    developer = api_error(500, answer, [{"role": "developer", "content": "note"},
+                                        {"role": "user", "content": "q"}])
+    assert request_form_limit(developer)[0] == "no developer role"
+    listed = api_error(500, answer, [{"role": "system", "content": [
+        {"type": "text", "text": "s"}]}, {"role": "user", "content": "q"}])
+    assert request_form_limit(listed)[0] == "system content must be a string"
+    # the same request refused for another reason names no form
+    assert request_form_limit(api_error(500, {"error": {"message": "llama_decode returned -3"}},
+                                        TOOL_ROUND)) is None
