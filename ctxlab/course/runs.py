@@ -75,6 +75,12 @@ class TurnRecord:
         return dict(self.calls[0].parts) if self.calls else dict.fromkeys(WINDOW_PARTS, 0)
 
 
+def format_tokens(value: int, estimated: bool = False) -> str:
+    """``value`` with thousands separators, marked ``~`` when it is an estimate (a server
+    that reported no usage: see :attr:`TurnRecord.usage_estimated`)."""
+    return f"{'~' if estimated else ''}{value:,}"
+
+
 def window_parts(
     instructions: str | None,
     items: Sequence[Mapping[str, Any]],

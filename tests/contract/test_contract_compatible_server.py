@@ -34,11 +34,12 @@ from ctxlab.core.tokens import count_request_tokens
 from ctxlab.course.agent import SUPPORT_TOOLS, make_support_agent
 from ctxlab.course.backends import compatible_backend
 from ctxlab.course.corpora import load_zh_support, seed_support_conversation, support_chat_script
-from ctxlab.course.runs import ask_after, run_conversation, run_each
+from ctxlab.course.runs import ask_after, format_tokens, run_conversation, run_each
 from ctxlab.eval.judge import JudgeVerdict, SummaryJudge
 from ctxlab.memory.llm_extract import LLMStateExtractor, StateUpdate, strict_schema
 from ctxlab.memory.render import STATE_HEADER_ZH
 from ctxlab.summarizers import LLMSummarizer
+from ctxlab.viz.plots.lessons import plot_run_cost
 
 from conftest import arun
 from contract_runs import MODEL, agent_bodies
@@ -293,6 +294,12 @@ def test_streamed_usage_the_server_does_not_send_is_counted_and_marked():
     assert call.input_tokens == expected and call.output_tokens > 0
     assert not plain[0].usage_estimated  # the server reports usage when not streaming
     assert plain[0].calls[0].input_tokens > 0
+    # wherever the figure is shown, it says so
+    assert format_tokens(call.input_tokens, call.usage_estimated) == f"~{expected:,}"
+    assert format_tokens(plain[0].input_tokens, plain[0].usage_estimated)[0].isdigit()
+    figure = plot_run_cost({"streamed": streamed})
+    assert figure.axes[0].get_ylabel() == "input tokens (~ estimated)"
+    assert plot_run_cost({"run": plain}).axes[0].get_ylabel() == "input tokens billed"
 
 
 def test_without_the_estimate_the_stream_reports_zero():
