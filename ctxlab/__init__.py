@@ -59,6 +59,12 @@ from .core.ledger import (
     Ledger,
     LedgerEntry,
 )
+from .core.model_errors import (
+    CompatibleServerError,
+    ContextOverflowError,
+    ModelCallError,
+)
+from .core.openai_calls import StructuredOutputError
 from .core.redaction import (
     Redactor,
 )
@@ -211,6 +217,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "seed_support_conversation": ("ctxlab.course.corpora", "seed_support_conversation"),
     "seed_trimming_flow": ("ctxlab.course.corpora", "seed_trimming_flow"),
     "sweep": ("ctxlab.eval", "sweep"),
+    "run_each": ("ctxlab.course.runs", "run_each"),
 }
 
 
@@ -255,6 +262,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerl
     from .course.offline import (
         OfflineSupportModel,
     )
+    from .course.runs import run_each
     from .eval import (
         EvalCase,
         EvalRun,
@@ -321,9 +329,11 @@ __all__ = [
     "BudgetBar",
     "ChatService",
     "Checkpoint",
+    "CompatibleServerError",
     "ContextBudgetWarning",
     "ContextDebugLog",
     "ContextManager",
+    "ContextOverflowError",
     "Conversation",
     "DenseIndex",
     "EvalCase",
@@ -343,6 +353,7 @@ __all__ = [
     "LedgerEntry",
     "LogStore",
     "MemorySession",
+    "ModelCallError",
     "OfflineSupportModel",
     "Problem",
     "Recall",
@@ -364,6 +375,7 @@ __all__ = [
     "StoreUnavailableError",
     "Strategy",
     "StrategyReplay",
+    "StructuredOutputError",
     "Summarizer",
     "SummarizingSession",
     "SummaryJudge",
@@ -440,6 +452,7 @@ __all__ = [
     "plot_window_parts",
     "repair",
     "replay",
+    "run_each",
     "runner_batches",
     "safe_cut",
     "seed_router_flow",

@@ -11,8 +11,11 @@ Three things go wrong when a learner points ``OPENAI_BASE_URL`` at a local serve
 
 :func:`url_problem` catches the first kind before any request; :func:`check_server` asks
 ``GET {base}/models`` once and reports the rest; :class:`CompatibleChatModel` is the
-SDK's ``OpenAIChatCompletionsModel`` whose connection and 404 errors are re-raised as a
-:class:`CompatibleServerError` carrying the URL and these hints.
+SDK's ``OpenAIChatCompletionsModel`` whose API errors are re-raised as a
+:class:`~ctxlab.core.model_errors.ModelCallError` (``CompatibleServerError``) naming the URL,
+the model, the server's limit and what to do (:mod:`ctxlab.core.model_errors`, the one
+translation every ctxlab model call uses), and whose replies without usage get usage
+counted and marked as estimated (:mod:`ctxlab.course.usage_estimate`).
 """
 
 from __future__ import annotations
