@@ -317,8 +317,11 @@ LIMIT_ERRORS = ("ModelCallError", "CompatibleServerError", "ContextOverflowError
                 "StructuredOutputError")
 
 
-def cell_outcomes(nb: Any) -> tuple[int, int, list[str], list[str]]:
-    """(code cells, passed, limit notes, failure notes) of an executed notebook."""
+def cell_outcomes(nb: Any, stopped: tuple[int, str] | None = None,
+                  ) -> tuple[int, int, list[str], list[str]]:
+    """(code cells, passed, limit notes, failure notes) of an executed notebook;
+    ``stopped`` is ``(cell index, reason)`` when execution stopped there (a timeout, a dead
+    kernel): that cell fails with the reason and the cells after it were not run."""
     cells = passed = 0
     limits: list[str] = []
     failures: list[str] = []
@@ -327,6 +330,10 @@ def cell_outcomes(nb: Any) -> tuple[int, int, list[str], list[str]]:
         if cell.cell_type != "code":
             continue
         cells += 1
+        if stopped is not None and index >= stopped[0]:
+            if index == stopped[0]:
+                failures.append(f"cell {index}: {stopped[1]}")
+            continue
         errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
         if not errors:
             passed += 1
@@ -340,24 +347,38 @@ def cell_outcomes(nb: Any) -> tuple[int, int, list[str], list[str]]:
         else:
             failures.append(note)
         first_bad = index if first_bad is None else first_bad
+    if stopped is not None:
+        left = sum(1 for cell in nb.cells[stopped[0] + 1:] if cell.cell_type == "code")
+        if left:
+            failures.append(f"{left} code cells after cell {stopped[0]} not run")
     return cells, passed, limits, failures
 
 
 def run_lesson(name: str, folder: Path, env: dict[str, str], timeout: float) -> LessonRow:
     """Execute ``notebooks/{name}.ipynb`` into ``folder`` with ``env`` (every cell runs,
-    also after a failing one) and sort its code cells by outcome."""
+    also after a failing one; a cell over ``timeout`` seconds stops the lesson) and sort
+    its code cells by outcome."""
     import nbformat
     from nbclient import NotebookClient
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
     nb = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", as_version=4)
     saved = {key: os.environ.get(key) for key in (*env, "OPENAI_API_KEY")}
     os.environ.pop("OPENAI_API_KEY", None)
     os.environ.update(env)
+    current = [0]
+    stopped: tuple[int, str] | None = None
     began = time.perf_counter()
     try:
         client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
-                                resources={"metadata": {"path": str(ROOT / "notebooks")}})
+                                resources={"metadata": {"path": str(ROOT / "notebooks")}},
+                                on_cell_start=lambda cell, index: current.__setitem__(0, index))
         client.execute()
+    except CellTimeoutError:
+        stopped = (current[0], f"timed out after {timeout:.0f} s (a slow server: raise "
+                   "--lesson-timeout)")
+    except DeadKernelError as exc:
+        stopped = (current[0], f"the kernel died: {_one_line(str(exc), 100)}")
     finally:
         for key, value in saved.items():
             if value is None:
@@ -366,7 +387,7 @@ def run_lesson(name: str, folder: Path, env: dict[str, str], timeout: float) -> 
                 os.environ[key] = value
     seconds = time.perf_counter() - began
     nbformat.write(nb, folder / f"{name}.ipynb")
-    cells, passed, limits, failures = cell_outcomes(nb)
+    cells, passed, limits, failures = cell_outcomes(nb, stopped)
     return LessonRow(name, cells, passed, limits, failures, seconds)
 
 
@@ -497,8 +518,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="lessons to execute against the server, or 'none'")
     parser.add_argument("--lesson-dir", help="where the executed lesson copies go "
                         "(default: a new temporary folder)")
-    parser.add_argument("--lesson-timeout", type=float, default=1800.0,
-                        help="seconds allowed per lesson cell")
+    parser.add_argument("--lesson-timeout", type=float, default=14400.0,
+                        help="seconds allowed per lesson cell (a 20-turn chat on a small "
+                        "CPU server can take an hour or more)")
     args = parser.parse_args(argv)
     if args.turns < 3:
         parser.error("--turns must be >= 3 (a summarizing session with context_limit=2 "

@@ -167,3 +167,14 @@ def test_lesson_cells_are_sorted_into_pass_limit_and_fail():
     # a bare openai error is a failure even when its text mentions a limit
     bare = nbformat.v4.new_notebook(cells=[cell(("BadRequestError", "server limit: 8192"))])
     assert smoke.cell_outcomes(bare)[3] == ["cell 0: BadRequestError: server limit: 8192"]
+
+
+def test_a_lesson_stopped_by_a_timeout_names_the_cell_and_what_was_not_run():
+    smoke = load_script()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("a"),
+                                         nbformat.v4.new_markdown_cell("b"),
+                                         nbformat.v4.new_code_cell("c"),
+                                         nbformat.v4.new_code_cell("d")])
+    cells, passed, limits, failures = smoke.cell_outcomes(nb, (2, "timed out after 60 s"))
+    assert (cells, passed, limits) == (3, 1, [])
+    assert failures == ["cell 2: timed out after 60 s", "1 code cells after cell 2 not run"]
