@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..context.sources import developer_message
+from ..context.sources import context_message
 from ..core import cues
 from ..core.facts import ALL_FACT_KINDS, facts_in_text
 from ..core.tokens import DEFAULT_ENCODING, get_token_counter
@@ -226,6 +226,7 @@ def _topic(topic: str, language: str) -> str:
 
 
 def state_message(state: SupportState, **options: Any) -> dict[str, Any] | None:
-    """The rendered state as one developer message, or None while the state is empty."""
+    """The rendered state as one context message (``{"role": "system", "content": text}``,
+    the form every server takes), or None while the state is empty."""
     text = render_state(state, **options)
-    return developer_message(text) if text else None
+    return context_message(text) if text else None
