@@ -180,44 +180,64 @@ def agent_checks(setup: Setup, turns: int) -> list[tuple[str, str, Check]]:
     return checks
 
 
-def tool_probe(setup: Setup) -> Check:
-    """Does the server return a tool call when the agent's tools are offered?"""
+PROBE_TOOL = {"type": "function", "function": {
+    "name": "lookup_device", "description": "Look up a device by its serial number.",
+    "parameters": {"type": "object", "properties": {"serial": {"type": "string"}},
+                   "required": ["serial"]}}}
+PROBE_ASK = [{"role": "user", "content": "Please look up the device with serial SN-4Q7K-22981 "
+              "using the lookup_device tool."}]
+#: tool_choice values in the order tried: what the agent sends (nothing), then more.
+PROBE_CHOICES: tuple[tuple[str, Any], ...] = (
+    ("omitted", None), ("auto", "auto"),
+    ("named", {"type": "function", "function": {"name": "lookup_device"}}))
 
-    async def probe() -> tuple[str, str]:
+
+def tool_probe(setup: Setup) -> Check:
+    """Can the agent use tools here? A tool call must come back with what the agent sends
+    (no ``tool_choice``), and the next request, which carries the call and its output as
+    the Agents SDK sends them, must be accepted."""
+
+    async def ask(messages: list[dict[str, Any]], choice: Any) -> Any:
         from ctxlab.core.model_errors import translate_error
 
-        client, model = setup.client, setup.backend.model_name
-        tool = {"type": "function", "function": {
-            "name": "lookup_device", "description": "Look up a device by its serial number.",
-            "parameters": {"type": "object", "properties": {"serial": {"type": "string"}},
-                           "required": ["serial"]}}}
-        messages = [{"role": "user", "content": "Please look up the device with serial "
-                     "SN-4Q7K-22981 using the lookup_device tool."}]
-        found = {}
-        for choice in ("auto", {"type": "function", "function": {"name": "lookup_device"}}):
-            try:
-                reply = await client.chat.completions.create(
-                    model=model, messages=messages, tools=[tool], tool_choice=choice,
-                    max_tokens=64)
-            except Exception as exc:
-                error = translate_error(exc, url=f"{client.base_url}chat/completions",
-                                        model=model, caller="tool probe")
-                raise (error or exc) from exc
-            label = "auto" if choice == "auto" else "named"
-            found[label] = bool(reply.choices and reply.choices[0].message.tool_calls)
-            if found[label]:
-                break
-        if found.get("auto"):
-            return "-", "a tool call came back with tool_choice=auto"
-        if found.get("named"):
-            raise ServerLimit(
-                "server limit: tools are used only when tool_choice names one function (as "
-                "llama-cpp-python[server] does); the agent's tool_choice=auto gets plain "
-                "text, so its tools are never called")
+        extra = {} if choice is None else {"tool_choice": choice}
+        try:
+            return await setup.client.chat.completions.create(
+                model=setup.backend.model_name, messages=messages, tools=[PROBE_TOOL],
+                max_tokens=64, **extra)
+        except Exception as exc:
+            error = translate_error(exc, url=f"{setup.client.base_url}chat/completions",
+                                    model=setup.backend.model_name, caller="tool probe")
+            raise (error or exc) from exc
+
+    async def first_call() -> tuple[str, Any, Any]:
+        for label, choice in PROBE_CHOICES:
+            reply = await ask(PROBE_ASK, choice)
+            calls = reply.choices[0].message.tool_calls if reply.choices else None
+            if calls:
+                return label, choice, calls[0]
         raise ServerLimit(
             "server limit: no tool call came back, even with tool_choice naming the "
-            "function: the server's chat template has no tools (llama.cpp: --jinja and a "
-            "tool-capable model; llama-cpp-python: --chat_format chatml-function-calling)")
+            "function: the server's chat template has no tools (llama.cpp: --jinja and "
+            "a tool-capable model; llama-cpp-python: --chat_format "
+            "chatml-function-calling)")
+
+    async def probe() -> tuple[str, str]:
+        label, choice, call = await first_call()
+        history = [*PROBE_ASK,  # the form the SDK's converter sends after a tool call
+                   {"role": "assistant", "content": None, "tool_calls": [
+                       {"id": call.id, "type": "function", "function": {
+                           "name": call.function.name,
+                           "arguments": call.function.arguments}}]},
+                   {"role": "tool", "tool_call_id": call.id,
+                    "content": '{"serial": "SN-4Q7K-22981", "model": "ThinkPad X1"}'}]
+        await ask(history, choice)  # a refused form raises a ModelCallError naming it
+        if label != "omitted":
+            raise ServerLimit(
+                f"server limit: tools are used only when tool_choice is sent ({label}); the "
+                "agent sends none, so it gets plain text (llama-cpp-python[server] drops "
+                "tools without tool_choice)")
+        return "-", "a tool call came back and the call's history was accepted"
 
     return probe
 
@@ -416,7 +436,7 @@ async def run_check(name: str, how: str, check: Check, timeout: float) -> Row:
         if isinstance(exc, ServerLimit):
             result, detail = "limit", str(exc)
         elif limit:
-            result, detail = "limit", f"{type(exc).__name__}: {exc}"
+            result, detail = "limit", f"server limit: {limit}; {type(exc).__name__}: {exc}"
         else:
             result, detail = "FAIL", f"{type(exc).__name__}: {exc}"
         tokens, detail = "-", _one_line(detail, 160)
@@ -501,7 +521,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--mock", action="store_true",
                         help="serve requests from the tests' fake API (no server needed)")
-    parser.add_argument("--mock-rules", choices=("llama-cpp-python",),
+    parser.add_argument("--mock-rules",
+                        choices=("llama-cpp-python", "llama-cpp-python-function-calling"),
                         help="with --mock: also enforce this server's request rules")
     parser.add_argument("--base-url", help="the server's API root (default: OPENAI_BASE_URL)")
     parser.add_argument("--model", help="the model name (default: CTXLAB_MODEL)")

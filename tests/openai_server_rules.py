@@ -22,6 +22,8 @@ quoted below were captured from it):
 * streams carry no usage chunk, even with ``stream_options.include_usage``;
 * with its default chat format, tools are used only when ``tool_choice`` names one
   function (then the reply is a tool call with ``content: null``); ``auto`` gets text;
+  with ``chatml-function-calling``, ``auto`` works too; without a ``tool_choice`` (what
+  the Agents SDK sends) the tools are dropped in both;
 * any model name is served (the loaded model answers).
 
 The fake counts the prompt with o200k_base, not the server's tokenizer and chat template:
@@ -31,9 +33,9 @@ the limit is the same kind, the exact figure differs.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
-from typing import Any, Literal, Optional, Union
+from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 from typing_extensions import NotRequired, TypedDict
@@ -57,21 +59,21 @@ class ChatCompletionRequestMessageContentPartImageImageUrl(TypedDict):
 
 class ChatCompletionRequestMessageContentPartImage(TypedDict):
     type: Literal["image_url"]
-    image_url: Union[str, ChatCompletionRequestMessageContentPartImageImageUrl]
+    image_url: str | ChatCompletionRequestMessageContentPartImageImageUrl
 
 
-ContentPart = Union[ChatCompletionRequestMessageContentPartText,
-                    ChatCompletionRequestMessageContentPartImage]
+ContentPart = (ChatCompletionRequestMessageContentPartText
+               | ChatCompletionRequestMessageContentPartImage)
 
 
 class ChatCompletionRequestSystemMessage(TypedDict):
     role: Literal["system"]
-    content: Optional[str]
+    content: str | None
 
 
 class ChatCompletionRequestUserMessage(TypedDict):
     role: Literal["user"]
-    content: Optional[Union[str, list[ContentPart]]]
+    content: str | list[ContentPart] | None
 
 
 class ChatCompletionMessageToolCallFunction(TypedDict):
@@ -99,23 +101,23 @@ class ChatCompletionRequestAssistantMessage(TypedDict):
 
 class ChatCompletionRequestToolMessage(TypedDict):
     role: Literal["tool"]
-    content: Optional[str]
+    content: str | None
     tool_call_id: str
 
 
 class ChatCompletionRequestFunctionMessage(TypedDict):
     role: Literal["function"]
-    content: Optional[str]
+    content: str | None
     name: str
 
 
-ChatCompletionRequestMessage = Union[
-    ChatCompletionRequestSystemMessage,
-    ChatCompletionRequestUserMessage,
-    ChatCompletionRequestAssistantMessage,
-    ChatCompletionRequestToolMessage,
-    ChatCompletionRequestFunctionMessage,
-]
+ChatCompletionRequestMessage = (
+    ChatCompletionRequestSystemMessage
+    | ChatCompletionRequestUserMessage
+    | ChatCompletionRequestAssistantMessage
+    | ChatCompletionRequestToolMessage
+    | ChatCompletionRequestFunctionMessage
+)
 
 
 class ChatCompletionRequestResponseFormat(TypedDict):
@@ -128,7 +130,7 @@ class _Body(TypedDict, total=False):
     can get wrong (the others are plain numbers, strings and flags)."""
 
     messages: list[ChatCompletionRequestMessage]
-    response_format: Optional[ChatCompletionRequestResponseFormat]
+    response_format: ChatCompletionRequestResponseFormat | None
 
 
 @cache
@@ -144,14 +146,16 @@ class ServerRules:
     """What one server refuses or leaves out (see the module docstring).
 
     ``response_formats`` narrows what the mirrored types accept (a server variant with
-    less); ``context_window`` is in o200k_base tokens of the prompt.
+    less); ``context_window`` is in o200k_base tokens of the prompt; ``tool_choices`` are
+    the ``tool_choice`` kinds (``"omitted"``, ``"auto"``, ``"required"``, ``"named"``) with
+    which the server uses a request's tools (with any other it ignores them).
     """
 
     name: str
     response_formats: tuple[str, ...]
     usage_in_stream: bool
     context_window: int | None
-    tools_need_named_choice: bool
+    tool_choices: tuple[str, ...]
     serves_any_model: bool
 
     def problem(self, body: Mapping[str, Any]) -> tuple[int, dict[str, Any]] | None:
@@ -177,8 +181,9 @@ class ServerRules:
     def drops_tools(self, body: Mapping[str, Any]) -> bool:
         """True when the server ignores the request's tools."""
         choice = body.get("tool_choice")
-        named = isinstance(choice, Mapping) and choice.get("type") == "function"
-        return self.tools_need_named_choice and not named
+        kind = ("omitted" if choice is None else "named" if isinstance(choice, Mapping)
+                else str(choice))
+        return kind not in self.tool_choices
 
 
 def validation_errors(body: Mapping[str, Any],
@@ -233,9 +238,20 @@ LLAMA_CPP_PYTHON = ServerRules(
     response_formats=("text", "json_object"),
     usage_in_stream=False,
     context_window=8192,
-    tools_need_named_choice=True,
+    tool_choices=("named",),
     serves_any_model=True,
 )
 
+#: The same server started with ``--chat_format chatml-function-calling``: a tool call
+#: comes back with ``tool_choice`` ``auto`` too (but not without a ``tool_choice``, which is
+#: what the Agents SDK sends), and the next request, carrying the call with ``content:
+#: null``, is refused like any other.
+LLAMA_CPP_PYTHON_FUNCTION_CALLING = replace(
+    LLAMA_CPP_PYTHON, name="llama-cpp-python[server] 0.3.36 --chat_format "
+    "chatml-function-calling", tool_choices=("auto", "required", "named"))
+
 #: Rules by the name ``scripts/real_server_smoke.py --mock-rules`` takes.
-RULES: dict[str, ServerRules] = {"llama-cpp-python": LLAMA_CPP_PYTHON}
+RULES: dict[str, ServerRules] = {
+    "llama-cpp-python": LLAMA_CPP_PYTHON,
+    "llama-cpp-python-function-calling": LLAMA_CPP_PYTHON_FUNCTION_CALLING,
+}

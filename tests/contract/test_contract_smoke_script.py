@@ -13,6 +13,8 @@ from pathlib import Path
 
 import nbformat
 
+from conftest import arun
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "real_server_smoke.py"
 AGENT_CHECKS = ["agent + TrimmingSession(2)", "agent + SummarizingSession(1/2)",
@@ -82,8 +84,9 @@ def test_llama_cpp_python_rules_end_in_passes_and_named_limits():
     results = {key: cells[0] for key, cells in table.items()}
     limits = {key for key, result in results.items() if result == "limit"}
     assert limits == {("tool calls (probe)", "chat"), ("request of 9,000 tokens", "chat")}
-    assert "server limit: tools are used only when tool_choice names one function" in \
-        table[("tool calls (probe)", "chat")][-1]
+    assert table[("tool calls (probe)", "chat")][-1].startswith(
+        "server limit: no tool-call history (an assistant message with content null and "
+        "tool_calls); ModelCallError: ")
     assert table[("request of 9,000 tokens", "chat")][-1].startswith(
         "context window of 8,192 tokens; the error says what to do: give the model at least")
     for check in AGENT_CHECKS:
@@ -178,3 +181,39 @@ def test_a_lesson_stopped_by_a_timeout_names_the_cell_and_what_was_not_run():
     cells, passed, limits, failures = smoke.cell_outcomes(nb, (2, "timed out after 60 s"))
     assert (cells, passed, limits) == (3, 1, [])
     assert failures == ["cell 2: timed out after 60 s", "1 code cells after cell 2 not run"]
+
+
+def probe_on(fake) -> tuple[str, str]:
+    """The tool probe's outcome against ``fake``: ("pass", detail) or ("limit", reason)."""
+    from types import SimpleNamespace
+
+    smoke = load_script()
+    setup = smoke.Setup(SimpleNamespace(model_name="gpt-4.1-mini"), fake.async_client(), {})
+    row = arun(smoke.run_check("tool calls (probe)", "chat", smoke.tool_probe(setup), 60))
+    return row.result, row.detail
+
+
+def test_the_tool_probe_tells_a_usable_server_from_each_limit():
+    from dataclasses import replace
+
+    from openai_server_rules import LLAMA_CPP_PYTHON, LLAMA_CPP_PYTHON_FUNCTION_CALLING
+
+    from openai_fake_api import FakeOpenAI
+
+    assert probe_on(FakeOpenAI()) == (
+        "pass", "a tool call came back and the call's history was accepted")
+    for rules in (LLAMA_CPP_PYTHON, LLAMA_CPP_PYTHON_FUNCTION_CALLING):
+        fake = FakeOpenAI(rules=rules)
+        result, detail = probe_on(fake)
+        assert result == "limit" and detail.startswith("server limit: no tool-call history")
+        refused = fake.bodies("chat/completions")[-1]
+        assert refused["messages"][1]["content"] is None and refused["messages"][1]["tool_calls"]
+    fake = FakeOpenAI(rules=LLAMA_CPP_PYTHON)  # what the agent sends first, then more
+    probe_on(fake)
+    assert [b.get("tool_choice") for b in fake.bodies("chat/completions")] == [
+        None, "auto", {"type": "function", "function": {"name": "lookup_device"}},
+        {"type": "function", "function": {"name": "lookup_device"}}]
+    never = FakeOpenAI(rules=replace(LLAMA_CPP_PYTHON, tool_choices=()))
+    result, detail = probe_on(never)
+    assert result == "limit" and detail.startswith(
+        "server limit: no tool call came back, even with tool_choice naming the function")
