@@ -374,15 +374,16 @@ def cell_outcomes(nb: Any, stopped: tuple[int, str] | None = None,
     return cells, passed, limits, failures
 
 
-def run_lesson(name: str, folder: Path, env: dict[str, str], timeout: float) -> LessonRow:
-    """Execute ``notebooks/{name}.ipynb`` into ``folder`` with ``env`` (every cell runs,
+def run_lesson(name: str, folder: Path, env: dict[str, str], timeout: float,
+               source: Path = ROOT / "notebooks") -> LessonRow:
+    """Execute ``{source}/{name}.ipynb`` into ``folder`` with ``env`` (every cell runs,
     also after a failing one; a cell over ``timeout`` seconds stops the lesson) and sort
     its code cells by outcome."""
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
-    nb = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", as_version=4)
+    nb = nbformat.read(source / f"{name}.ipynb", as_version=4)
     saved = {key: os.environ.get(key) for key in (*env, "OPENAI_API_KEY")}
     os.environ.pop("OPENAI_API_KEY", None)
     os.environ.update(env)
@@ -391,8 +392,9 @@ def run_lesson(name: str, folder: Path, env: dict[str, str], timeout: float) -> 
     began = time.perf_counter()
     try:
         client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
-                                resources={"metadata": {"path": str(ROOT / "notebooks")}},
-                                on_cell_start=lambda cell, index: current.__setitem__(0, index))
+                                resources={"metadata": {"path": str(source)}},
+                                on_cell_start=lambda cell, cell_index: current.__setitem__(
+                                    0, cell_index))
         client.execute()
     except CellTimeoutError:
         stopped = (current[0], f"timed out after {timeout:.0f} s (a slow server: raise "
@@ -472,7 +474,7 @@ async def checks_async(args: argparse.Namespace, setup: Setup) -> list[Row]:
 
     set_tracing_disabled(True)
     rows = [server_row(setup)]
-    if not rows[0].ok:
+    if not rows[0].ok or args.no_checks:
         return rows
     checks = [("tool calls (probe)", "chat", tool_probe(setup))]
     checks += agent_checks(setup, args.turns) + caller_checks(setup, args.overflow_tokens)
@@ -535,6 +537,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "in the lessons)")
     parser.add_argument("--overflow-tokens", type=int, default=9000,
                         help="size of the one request that tests a context overflow")
+    parser.add_argument("--no-checks", action="store_true",
+                        help="only GET /models and the lessons")
     parser.add_argument("--lessons", default="00,03,05b",
                         help="lessons to execute against the server, or 'none'")
     parser.add_argument("--lesson-dir", help="where the executed lesson copies go "

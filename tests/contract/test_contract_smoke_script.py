@@ -217,3 +217,19 @@ def test_the_tool_probe_tells_a_usable_server_from_each_limit():
     result, detail = probe_on(never)
     assert result == "limit" and detail.startswith(
         "server limit: no tool call came back, even with tool_choice naming the function")
+
+
+def test_a_cell_over_the_timeout_stops_its_lesson_without_a_traceback(tmp_path):
+    smoke = load_script()
+    source, folder = tmp_path / "in", tmp_path / "out"
+    source.mkdir()
+    folder.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("x = 1"),
+        nbformat.v4.new_code_cell("import time\ntime.sleep(60)"),
+        nbformat.v4.new_code_cell("x")]), source / "slow.ipynb")
+    row = smoke.run_lesson("slow", folder, {}, 5, source=source)
+    assert (row.cells, row.passed, row.limits) == (3, 1, [])
+    assert row.failures == ["cell 1: timed out after 5 s (a slow server: raise --lesson-timeout)",
+                            "1 code cells after cell 1 not run"]
+    assert (folder / "slow.ipynb").exists() and not row.ok
