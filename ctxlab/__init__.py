@@ -59,6 +59,12 @@ from .core.ledger import (
     Ledger,
     LedgerEntry,
 )
+from .core.model_errors import (
+    CompatibleServerError,
+    ContextOverflowError,
+    ModelCallError,
+)
+from .core.openai_calls import StructuredOutputError
 from .core.redaction import (
     Redactor,
 )
@@ -242,6 +248,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "score_handoffs": ("ctxlab.eval.handoff_eval", "score_handoffs"),
     "score_recall": ("ctxlab.eval.sessions_eval", "score_recall"),
     "score_preloading": ("ctxlab.eval.preload_eval", "score_preloading"),
+    "run_each": ("ctxlab.course.runs", "run_each"),
 }
 
 
@@ -286,6 +293,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerl
     from .course.offline import (
         OfflineSupportModel,
     )
+    from .course.runs import run_each
     from .course.team import OfflineTeamModel, make_support_team
     from .eval import (
         EvalCase,
@@ -357,9 +365,11 @@ __all__ = [
     "BudgetBar",
     "ChatService",
     "Checkpoint",
+    "CompatibleServerError",
     "ContextBudgetWarning",
     "ContextDebugLog",
     "ContextManager",
+    "ContextOverflowError",
     "Conversation",
     "DeletionReport",
     "DenseIndex",
@@ -389,6 +399,7 @@ __all__ = [
     "LongTermMemory",
     "MemoryHub",
     "MemorySession",
+    "ModelCallError",
     "OfflineSupportModel",
     "OfflineTeamModel",
     "PreloadRule",
@@ -414,6 +425,7 @@ __all__ = [
     "StoreUnavailableError",
     "Strategy",
     "StrategyReplay",
+    "StructuredOutputError",
     "Summarizer",
     "SummarizingSession",
     "SummaryJudge",
@@ -505,6 +517,7 @@ __all__ = [
     "record_run",
     "repair",
     "replay",
+    "run_each",
     "runner_batches",
     "safe_cut",
     "score_handoffs",

@@ -5,46 +5,70 @@
         .venv/bin/python scripts/real_server_smoke.py
     .venv/bin/python scripts/real_server_smoke.py --base-url http://127.0.0.1:8080/v1 --model m
     .venv/bin/python scripts/real_server_smoke.py --mock     # offline: the tests' fake API
+    .venv/bin/python scripts/real_server_smoke.py --mock --mock-rules llama-cpp-python
 
-It asks the server ``GET /models``, then runs the course's support agent for a few turns of
-the lessons' chat under trimming, summarizing (small enough to fold, so turns follow a
-summary) and a ContextManager with state and recall, each with ``Runner.run`` and
-``Runner.run_streamed``; then calls LLMSummarizer, LLMStateExtractor (structured output) and
-SummaryJudge directly. Each check is one row: ok or FAIL, seconds, tokens the server
-reported, and what happened (the reply, the tools called, or the error). The exit code is
-0 when every check passed.
+It asks the server ``GET /models``; probes whether it calls tools; runs the course's support
+agent for a few turns of the lessons' chat under trimming, summarizing (small enough to
+fold, so turns follow a summary) and a ContextManager with state and recall, each with
+``Runner.run`` and ``Runner.run_streamed``; calls LLMSummarizer, LLMStateExtractor and
+SummaryJudge directly; sends one request larger than an 8k context window; then executes
+lessons 00, 03 and 05b against the server (into a temporary folder: the committed
+notebooks are never touched).
 
-``--mock`` serves the requests from ``tests/openai_fake_api.py`` (an httpx MockTransport that
-answers like the API and checks every request body against the openai request types), so
-the script itself can be tested without a server. Tracing is disabled.
+Each check is one row: ``pass``, ``limit`` (the server cannot do it, and the row names the
+server's limit: that is a pass for ctxlab) or ``FAIL`` (a crash or an error that does not
+say why), with seconds, the tokens the server reported (``~`` marks figures ctxlab counted
+because the server reported none) and what happened. Each lesson is one row: its code cells
+that passed, stopped at a named server limit, or failed. The exit code is 0 when nothing
+FAILed, 1 otherwise, 2 for a configuration error (such as a URL that is not an API root).
+
+``--mock`` serves the requests from ``tests/openai_fake_api.py`` on a loopback port (an
+HTTP server that answers like the API and checks every request body against the openai
+request types; ``--mock-rules llama-cpp-python`` also enforces that server's stricter
+rules), so the script itself is tested without a model. Tracing is disabled.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
+import tempfile
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 MOCK_MODEL = "gpt-4.1-mini"
+LESSONS = ("00_quickstart", "03_summarizing", "05b_chinese_conversations")
+ESTIMATED_NOTE = ("~ : the server reported no token usage; ctxlab counted it (o200k_base), "
+                  "an estimate of the server's own count")
+
+Check = Callable[[], Awaitable[tuple[str, str]]]
+
+
+class ServerLimit(Exception):
+    """A check found something the server cannot do; the message names the limit."""
 
 
 @dataclass
 class Row:
-    """One check's outcome."""
+    """One check's outcome: ``result`` is ``pass``, ``limit`` or ``FAIL``."""
 
     check: str
     how: str
-    ok: bool
+    result: str
     seconds: float
     tokens: str
     detail: str
+
+    @property
+    def ok(self) -> bool:
+        return self.result != "FAIL"
 
 
 @dataclass
@@ -53,7 +77,8 @@ class Setup:
 
     backend: Any
     client: Any  # AsyncOpenAI for LLMSummarizer / LLMStateExtractor / SummaryJudge
-    check_http: Any = None  # httpx.Client for GET /models (None: a real one)
+    env: dict[str, str]  # what a lesson's kernel gets
+    notes: list[str] = field(default_factory=list)
 
 
 def _one_line(text: str, width: int = 70) -> str:
@@ -61,30 +86,40 @@ def _one_line(text: str, width: int = 70) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def make_setup(args: argparse.Namespace) -> Setup:
+def _tokens(records: list[Any]) -> str:
+    mark = "~" if any(r.usage_estimated for r in records) else ""
+    return (f"{mark}{sum(r.input_tokens for r in records)}/"
+            f"{mark}{sum(r.output_tokens for r in records)}")
+
+
+# ---------------------------------------------------------------------------- setup
+
+
+@contextlib.contextmanager
+def mock_server(args: argparse.Namespace) -> Iterator[str]:
+    """The tests' fake API on a loopback port (its base URL), for ``--mock``."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from openai_server_rules import RULES
+
+    from openai_fake_api import FakeOpenAI, serve_http
+
+    fake = FakeOpenAI(models=[args.model or MOCK_MODEL],
+                      rules=RULES[args.mock_rules] if args.mock_rules else None)
+    with serve_http(fake) as base_url:
+        yield base_url
+
+
+def make_setup(args: argparse.Namespace, base_url: str, model: str) -> Setup:
+    """The backend for ``base_url`` and ``model``; raises ``BackendConfigError``."""
     from ctxlab.course.backends import compatible_backend
 
-    if args.mock:
-        import httpx
-
-        sys.path.insert(0, str(ROOT / "tests"))
-        from openai_fake_api import FAKE_BASE_URL, FakeOpenAI
-
-        fake = FakeOpenAI(models=[args.model or MOCK_MODEL])
-        backend = compatible_backend(
-            FAKE_BASE_URL, args.model or MOCK_MODEL,
-            http_client=httpx.AsyncClient(transport=httpx.MockTransport(fake)))
-        return Setup(backend, fake.async_client(),
-                     httpx.Client(transport=httpx.MockTransport(fake)))
-    base_url = args.base_url or os.environ.get("OPENAI_BASE_URL", "")
-    model = args.model or os.environ.get("CTXLAB_MODEL", "")
-    if not base_url or not model:
-        sys.exit("set OPENAI_BASE_URL and CTXLAB_MODEL (or pass --base-url and --model), "
-                 "or use --mock")
-    api_key = os.environ.get("OPENAI_API_KEY") or None
-    max_tokens = args.max_tokens
-    backend = compatible_backend(base_url, model, api_key=api_key, max_tokens=max_tokens)
-    return Setup(backend, backend.model._client)
+    api_key = None if args.mock else os.environ.get("OPENAI_API_KEY") or None
+    backend = compatible_backend(base_url, model, api_key=api_key, max_tokens=args.max_tokens)
+    env = {"OPENAI_BASE_URL": base_url, "CTXLAB_MODEL": model,
+           "CTXLAB_BACKEND": "openai-compatible", "CTXLAB_MAX_TOKENS": str(args.max_tokens)}
+    if api_key:
+        env["OPENAI_API_KEY"] = api_key
+    return Setup(backend, backend.model._client, env)
 
 
 # ---------------------------------------------------------------------------- agent checks
@@ -97,14 +132,13 @@ async def run_turns(agent: Any, session: Any, messages: list[str], *, streamed: 
 
     records = await run_conversation(agent, messages, session, run_config=run_config,
                                      streamed=streamed)
-    tokens = f"{sum(r.input_tokens for r in records)}/{sum(r.output_tokens for r in records)}"
     tools = sorted({name for r in records for name in r.tool_calls})
     detail = (f"{len(records)} turns, tools: {', '.join(tools) or 'none'}; last: "
               f"{_one_line(records[-1].reply, 40)}")
-    return tokens, detail
+    return _tokens(records), detail
 
 
-def agent_checks(setup: Setup, turns: int) -> list[tuple[str, str, Callable[[], Awaitable[Any]]]]:
+def agent_checks(setup: Setup, turns: int) -> list[tuple[str, str, Check]]:
     from ctxlab import ContextManager, Recall, StateMemory, SummarizingSession, TrimmingSession
     from ctxlab.course.agent import make_support_agent
     from ctxlab.course.backends import default_summarizer
@@ -113,7 +147,7 @@ def agent_checks(setup: Setup, turns: int) -> list[tuple[str, str, Callable[[], 
 
     agent = make_support_agent(setup.backend)
     messages = support_chat_script()[0][:turns]
-    checks: list[tuple[str, str, Callable[[], Awaitable[Any]]]] = []
+    checks: list[tuple[str, str, Check]] = []
     for streamed in (False, True):
         how = "streamed" if streamed else "run"
 
@@ -146,10 +180,72 @@ def agent_checks(setup: Setup, turns: int) -> list[tuple[str, str, Callable[[], 
     return checks
 
 
+PROBE_TOOL = {"type": "function", "function": {
+    "name": "lookup_device", "description": "Look up a device by its serial number.",
+    "parameters": {"type": "object", "properties": {"serial": {"type": "string"}},
+                   "required": ["serial"]}}}
+PROBE_ASK = [{"role": "user", "content": "Please look up the device with serial SN-4Q7K-22981 "
+              "using the lookup_device tool."}]
+#: tool_choice values in the order tried: what the agent sends (nothing), then more.
+PROBE_CHOICES: tuple[tuple[str, Any], ...] = (
+    ("omitted", None), ("auto", "auto"),
+    ("named", {"type": "function", "function": {"name": "lookup_device"}}))
+
+
+def tool_probe(setup: Setup) -> Check:
+    """Can the agent use tools here? A tool call must come back with what the agent sends
+    (no ``tool_choice``), and the next request, which carries the call and its output as
+    the Agents SDK sends them, must be accepted."""
+
+    async def ask(messages: list[dict[str, Any]], choice: Any) -> Any:
+        from ctxlab.core.model_errors import translate_error
+
+        extra = {} if choice is None else {"tool_choice": choice}
+        try:
+            return await setup.client.chat.completions.create(
+                model=setup.backend.model_name, messages=messages, tools=[PROBE_TOOL],
+                max_tokens=64, **extra)
+        except Exception as exc:
+            error = translate_error(exc, url=f"{setup.client.base_url}chat/completions",
+                                    model=setup.backend.model_name, caller="tool probe")
+            raise (error or exc) from exc
+
+    async def first_call() -> tuple[str, Any, Any]:
+        for label, choice in PROBE_CHOICES:
+            reply = await ask(PROBE_ASK, choice)
+            calls = reply.choices[0].message.tool_calls if reply.choices else None
+            if calls:
+                return label, choice, calls[0]
+        raise ServerLimit(
+            "server limit: no tool call came back, even with tool_choice naming the "
+            "function: the server's chat template has no tools (llama.cpp: --jinja and "
+            "a tool-capable model; llama-cpp-python: --chat_format "
+            "chatml-function-calling)")
+
+    async def probe() -> tuple[str, str]:
+        label, choice, call = await first_call()
+        history = [*PROBE_ASK,  # the form the SDK's converter sends after a tool call
+                   {"role": "assistant", "content": None, "tool_calls": [
+                       {"id": call.id, "type": "function", "function": {
+                           "name": call.function.name,
+                           "arguments": call.function.arguments}}]},
+                   {"role": "tool", "tool_call_id": call.id,
+                    "content": '{"serial": "SN-4Q7K-22981", "model": "ThinkPad X1"}'}]
+        await ask(history, choice)  # a refused form raises a ModelCallError naming it
+        if label != "omitted":
+            raise ServerLimit(
+                f"server limit: tools are used only when tool_choice is sent ({label}); the "
+                "agent sends none, so it gets plain text (llama-cpp-python[server] drops "
+                "tools without tool_choice)")
+        return "-", "a tool call came back and the call's history was accepted"
+
+    return probe
+
+
 # ---------------------------------------------------------------------------- direct calls
 
 
-def caller_checks(setup: Setup) -> list[tuple[str, str, Callable[[], Awaitable[Any]]]]:
+def caller_checks(setup: Setup, overflow_tokens: int) -> list[tuple[str, str, Check]]:
     from ctxlab.course.corpora import seed_support_conversation
     from ctxlab.eval.judge import SummaryJudge
     from ctxlab.memory.llm_extract import LLMStateExtractor
@@ -158,6 +254,10 @@ def caller_checks(setup: Setup) -> list[tuple[str, str, Callable[[], Awaitable[A
     model = setup.backend.model_name
     items = seed_support_conversation().items
     summary_text: list[str] = []
+
+    def mode(caller: Any) -> str:
+        return ("; json_object fallback (the server refuses json_schema)"
+                if caller.json_mode == "json_object" else "")
 
     async def summarize() -> tuple[str, str]:
         result = await LLMSummarizer(setup.client, model=model, api="chat").summarize(items[:12])
@@ -168,47 +268,198 @@ def caller_checks(setup: Setup) -> list[tuple[str, str, Callable[[], Awaitable[A
         extractor = LLMStateExtractor(setup.client, model, api="chat")
         patch = await extractor.extract(items[:6])
         found = {**patch.values, **{k: ", ".join(v) for k, v in patch.add.items()}}
-        return "-", _one_line("; ".join(f"{k}={v}" for k, v in found.items()) or "(nothing)")
+        text = "; ".join(f"{k}={v}" for k, v in found.items()) or "(nothing)"
+        return "-", _one_line(text, 60) + mode(extractor)
 
     async def judge() -> tuple[str, str]:
         summary = summary_text[0] if summary_text else "The customer reported a red light."
-        verdict = await SummaryJudge(setup.client, model, api="chat").judge(items[:12], summary)
-        return "-", f"overall {verdict.overall}/5, scores {verdict.scores()}"
+        judge = SummaryJudge(setup.client, model, api="chat")
+        verdict = await judge.judge(items[:12], summary)
+        return "-", f"overall {verdict.overall}/5, scores {verdict.scores()}" + mode(judge)
 
     return [("LLMSummarizer", "chat", summarize),
-            ("LLMStateExtractor (json_schema)", "chat", extract),
-            ("SummaryJudge (json_schema)", "chat", judge)]
+            ("LLMStateExtractor (structured)", "chat", extract),
+            ("SummaryJudge (structured)", "chat", judge),
+            (f"request of {overflow_tokens:,} tokens", "chat",
+             overflow_check(setup, overflow_tokens))]
+
+
+def overflow_check(setup: Setup, tokens: int) -> Check:
+    """One summarizer request of about ``tokens`` tokens: it fits, or the error says what
+    to do (a bare 400 is a failure)."""
+
+    async def check() -> tuple[str, str]:
+        from ctxlab.core.model_errors import ContextOverflowError
+        from ctxlab.core.tokens import count_items_tokens
+        from ctxlab.course.corpora import seed_support_conversation
+        from ctxlab.summarizers import LLMSummarizer
+
+        base = seed_support_conversation().items
+        items: list[dict[str, Any]] = []
+        while count_items_tokens(items) < tokens:
+            items.extend(base)
+        summarizer = LLMSummarizer(setup.client, model=setup.backend.model_name, api="chat",
+                                   max_tokens=32, tool_trim_limit=10**6)
+        try:
+            result = await summarizer.summarize(items)
+        except ContextOverflowError as exc:
+            if "What to do:" not in str(exc):
+                raise
+            raise ServerLimit(f"{exc.limit}; the error says what to do: "
+                              f"{_one_line(str(exc).split('What to do: ')[1], 60)}") from exc
+        return (f"{result.input_tokens}/{result.output_tokens}",
+                "fits: the server's context window holds it")
+
+    return check
+
+
+# ---------------------------------------------------------------------------- lessons
+
+
+@dataclass
+class LessonRow:
+    """One lesson executed against the server: its code cells by outcome."""
+
+    lesson: str
+    cells: int
+    passed: int
+    limits: list[str]
+    failures: list[str]
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+
+#: Errors whose message names a server limit when they say "server limit:".
+LIMIT_ERRORS = ("ModelCallError", "CompatibleServerError", "ContextOverflowError",
+                "StructuredOutputError")
+
+
+def cell_outcomes(nb: Any, stopped: tuple[int, str] | None = None,
+                  ) -> tuple[int, int, list[str], list[str]]:
+    """(code cells, passed, limit notes, failure notes) of an executed notebook;
+    ``stopped`` is ``(cell index, reason)`` when execution stopped there (a timeout, a dead
+    kernel): that cell fails with the reason and the cells after it were not run."""
+    cells = passed = 0
+    limits: list[str] = []
+    failures: list[str] = []
+    first_bad: int | None = None
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        cells += 1
+        if stopped is not None and index >= stopped[0]:
+            if index == stopped[0]:
+                failures.append(f"cell {index}: {stopped[1]}")
+            continue
+        errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+        if not errors:
+            passed += 1
+            continue
+        name, value = errors[0].get("ename", ""), errors[0].get("evalue", "")
+        note = f"cell {index}: {name}: {_one_line(value, 150)}"
+        if name in LIMIT_ERRORS and "server limit" in value:
+            limits.append(note)
+        elif name == "NameError" and first_bad is not None:
+            failures.append(f"cell {index}: NameError after cell {first_bad} stopped")
+        else:
+            failures.append(note)
+        first_bad = index if first_bad is None else first_bad
+    if stopped is not None:
+        left = sum(1 for cell in nb.cells[stopped[0] + 1:] if cell.cell_type == "code")
+        if left:
+            failures.append(f"{left} code cells after cell {stopped[0]} not run")
+    return cells, passed, limits, failures
+
+
+def run_lesson(name: str, folder: Path, env: dict[str, str], timeout: float,
+               source: Path = ROOT / "notebooks") -> LessonRow:
+    """Execute ``{source}/{name}.ipynb`` into ``folder`` with ``env`` (every cell runs,
+    also after a failing one; a cell over ``timeout`` seconds stops the lesson) and sort
+    its code cells by outcome."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+    nb = nbformat.read(source / f"{name}.ipynb", as_version=4)
+    saved = {key: os.environ.get(key) for key in (*env, "OPENAI_API_KEY")}
+    os.environ.pop("OPENAI_API_KEY", None)
+    os.environ.update(env)
+    current = [0]
+    stopped: tuple[int, str] | None = None
+    began = time.perf_counter()
+    try:
+        client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
+                                resources={"metadata": {"path": str(source)}},
+                                on_cell_start=lambda cell, cell_index: current.__setitem__(
+                                    0, cell_index))
+        client.execute()
+    except CellTimeoutError:
+        stopped = (current[0], f"timed out after {timeout:.0f} s (a slow server: raise "
+                   "--lesson-timeout)")
+    except DeadKernelError as exc:
+        stopped = (current[0], f"the kernel died: {_one_line(str(exc), 100)}")
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    seconds = time.perf_counter() - began
+    nbformat.write(nb, folder / f"{name}.ipynb")
+    cells, passed, limits, failures = cell_outcomes(nb, stopped)
+    return LessonRow(name, cells, passed, limits, failures, seconds)
+
+
+def lesson_table(rows: list[LessonRow]) -> str:
+    lines = [f"{'lesson':<28}  {'code cells':>10}  {'pass':>4}  {'limit':>5}  {'fail':>4}  "
+             f"{'seconds':>7}"]
+    lines.append("-" * len(lines[0]))
+    for r in rows:
+        lines.append(f"{r.lesson:<28}  {r.cells:>10}  {r.passed:>4}  {len(r.limits):>5}  "
+                     f"{len(r.failures):>4}  {r.seconds:>7.1f}")
+        lines += [f"    limit  {note}" for note in r.limits]
+        lines += [f"    FAIL   {note}" for note in r.failures]
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------- main
 
 
-async def run_check(name: str, how: str, check: Callable[[], Awaitable[Any]],
-                    timeout: float) -> Row:
+async def run_check(name: str, how: str, check: Check, timeout: float) -> Row:
     began = time.perf_counter()
     try:
         tokens, detail = await asyncio.wait_for(check(), timeout)
-        ok = True
+        result = "pass"
     except Exception as exc:  # every failure is reported, none stops the others
-        tokens, detail, ok = "-", _one_line(f"{type(exc).__name__}: {exc}", 110), False
-    return Row(name, how, ok, time.perf_counter() - began, tokens, detail)
+        limit = getattr(exc, "limit", None)
+        if isinstance(exc, ServerLimit):
+            result, detail = "limit", str(exc)
+        elif limit:
+            result, detail = "limit", f"server limit: {limit}; {type(exc).__name__}: {exc}"
+        else:
+            result, detail = "FAIL", f"{type(exc).__name__}: {exc}"
+        tokens, detail = "-", _one_line(detail, 160)
+    return Row(name, how, result, time.perf_counter() - began, tokens, detail)
 
 
 def server_row(setup: Setup) -> Row:
     from ctxlab.course.backends import server_check
 
     began = time.perf_counter()
-    found = server_check(setup.backend, http_client=setup.check_http)
+    found = server_check(setup.backend)
     assert found is not None
     line = found.lines()[0]
-    return Row("GET /models", "http", found.problem is None, time.perf_counter() - began, "-",
-               _one_line(line.split(":", 1)[1], 200))
+    return Row("GET /models", "http", "FAIL" if found.problem else "pass",
+               time.perf_counter() - began, "-", _one_line(line.split(":", 1)[1], 200))
 
 
 def table(rows: list[Row]) -> str:
     head = ("check", "how", "result", "seconds", "tokens in/out", "detail")
-    cells = [head] + [(r.check, r.how, "ok" if r.ok else "FAIL", f"{r.seconds:.1f}", r.tokens,
-                       r.detail) for r in rows]
+    cells = [head] + [(r.check, r.how, r.result, f"{r.seconds:.1f}", r.tokens, r.detail)
+                      for r in rows]
     widths = [max(len(c[i]) for c in cells) for i in range(len(head) - 1)]
     lines = []
     for n, c in enumerate(cells):
@@ -218,28 +469,63 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-async def main_async(args: argparse.Namespace) -> int:
+async def checks_async(args: argparse.Namespace, setup: Setup) -> list[Row]:
     from agents import set_tracing_disabled
 
     set_tracing_disabled(True)
-    setup = make_setup(args)
-    print(f"server: {setup.backend.base_url}  model: {setup.backend.model_name}"
-          f"{'  (mock)' if args.mock else ''}", flush=True)
     rows = [server_row(setup)]
-    if rows[0].ok:
-        for name, how, check in agent_checks(setup, args.turns) + caller_checks(setup):
-            rows.append(await run_check(name, how, check, args.timeout))
-            print(f"  {'ok  ' if rows[-1].ok else 'FAIL'} {name} ({how})", flush=True)
+    if not rows[0].ok or args.no_checks:
+        return rows
+    checks = [("tool calls (probe)", "chat", tool_probe(setup))]
+    checks += agent_checks(setup, args.turns) + caller_checks(setup, args.overflow_tokens)
+    for name, how, check in checks:
+        rows.append(await run_check(name, how, check, args.timeout))
+        print(f"  {rows[-1].result:<5} {name} ({how})", flush=True)
+    return rows
+
+
+def report(args: argparse.Namespace, setup: Setup) -> int:
+    """Run the checks and the lessons, print both tables; the exit code."""
+    rows = asyncio.run(checks_async(args, setup))
     print(table(rows))
-    passed = sum(r.ok for r in rows)
-    print(f"{passed}/{len(rows)} checks passed")
-    return 0 if passed == len(rows) else 1
+    if any(r.tokens.startswith("~") for r in rows):
+        print(ESTIMATED_NOTE)
+    counts = {k: sum(r.result == k for r in rows) for k in ("pass", "limit", "FAIL")}
+    print(f"{sum(r.ok for r in rows)}/{len(rows)} checks passed ({counts['pass']} pass, "
+          f"{counts['limit']} at a named server limit, {counts['FAIL']} FAIL)")
+    lessons = [] if args.lessons == "none" or not rows[0].ok else args.lessons.split(",")
+    lesson_rows = []
+    if lessons:
+        folder = Path(args.lesson_dir or tempfile.mkdtemp(prefix="ctxlab-smoke-lessons-"))
+        folder.mkdir(parents=True, exist_ok=True)
+        print(f"\nlessons against {setup.backend.base_url} (executed copies in {folder}):",
+              flush=True)
+        for name in lessons:
+            lesson_rows.append(run_lesson(_lesson_name(name), folder, setup.env,
+                                          args.lesson_timeout))
+            print(f"  {'ok  ' if lesson_rows[-1].ok else 'FAIL'} {lesson_rows[-1].lesson}",
+                  flush=True)
+        print(lesson_table(lesson_rows))
+        print(f"{sum(r.ok for r in lesson_rows)}/{len(lesson_rows)} lessons ran to the end "
+              "with no failing cell")
+    return 0 if all(r.ok for r in rows) and all(r.ok for r in lesson_rows) else 1
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def _lesson_name(name: str) -> str:
+    found = [lesson for lesson in LESSONS if lesson.split("_")[0] == name or lesson == name]
+    if not found:
+        raise SystemExit(f"unknown lesson {name!r}; use one of "
+                         f"{', '.join(lesson.split('_')[0] for lesson in LESSONS)}")
+    return found[0]
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--mock", action="store_true",
                         help="serve requests from the tests' fake API (no server needed)")
+    parser.add_argument("--mock-rules",
+                        choices=("llama-cpp-python", "llama-cpp-python-function-calling"),
+                        help="with --mock: also enforce this server's request rules")
     parser.add_argument("--base-url", help="the server's API root (default: OPENAI_BASE_URL)")
     parser.add_argument("--model", help="the model name (default: CTXLAB_MODEL)")
     parser.add_argument("--turns", type=int, default=4,
@@ -247,12 +533,56 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=600.0,
                         help="seconds allowed per check (small models on CPU are slow)")
     parser.add_argument("--max-tokens", type=int, default=512,
-                        help="reply cap sent with every agent request")
+                        help="reply cap sent with every agent request (CTXLAB_MAX_TOKENS "
+                        "in the lessons)")
+    parser.add_argument("--overflow-tokens", type=int, default=9000,
+                        help="size of the one request that tests a context overflow")
+    parser.add_argument("--no-checks", action="store_true",
+                        help="only GET /models and the lessons")
+    parser.add_argument("--lessons", default="00,03,05b",
+                        help="lessons to execute against the server, or 'none'")
+    parser.add_argument("--lesson-dir", help="where the executed lesson copies go "
+                        "(default: a new temporary folder)")
+    parser.add_argument("--lesson-timeout", type=float, default=14400.0,
+                        help="seconds allowed per lesson cell (a 20-turn chat on a small "
+                        "CPU server can take an hour or more)")
     args = parser.parse_args(argv)
     if args.turns < 3:
         parser.error("--turns must be >= 3 (a summarizing session with context_limit=2 "
                      "folds at the third turn)")
-    return asyncio.run(main_async(args))
+    if args.mock_rules and not args.mock:
+        parser.error("--mock-rules needs --mock")
+    if args.lessons != "none":
+        for name in args.lessons.split(","):
+            _lesson_name(name)
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ctxlab.course.backends import BackendConfigError
+
+    args = parse_args(argv)
+    with contextlib.ExitStack() as stack:
+        if args.mock:
+            base_url, model = stack.enter_context(mock_server(args)), args.model or MOCK_MODEL
+        else:
+            base_url = args.base_url or os.environ.get("OPENAI_BASE_URL", "")
+            model = args.model or os.environ.get("CTXLAB_MODEL", "")
+            if not base_url or not model:
+                print("set OPENAI_BASE_URL and CTXLAB_MODEL (or pass --base-url and --model), "
+                      "or use --mock", file=sys.stderr)
+                return 2
+        try:
+            setup = make_setup(args, base_url, model)
+        except BackendConfigError as exc:
+            print(f"configuration error: {exc}", file=sys.stderr)
+            return 2
+        mock = ""
+        if args.mock:
+            mock = f"  (mock, {args.mock_rules} rules)" if args.mock_rules else "  (mock)"
+        print(f"server: {setup.backend.base_url}  model: {setup.backend.model_name}{mock}",
+              flush=True)
+        return report(args, setup)
 
 
 if __name__ == "__main__":

@@ -16,23 +16,34 @@ Every request body is checked against the ``openai`` package's request types
 needs its call, a call its output); a violation is answered with a 400 naming it and kept
 in :attr:`FakeOpenAI.rejections`. A model that is not listed is answered with a 404, as
 OpenAI, Ollama and vLLM do (``serve_unknown_models=True``: served anyway, as llama.cpp does).
+With ``rules`` (:mod:`openai_server_rules`) it also enforces what one real server refuses
+or leaves out (roles and content forms, response formats, the context window, usage in
+streams, tools), answering with that server's status and error body.
 
 What is said comes from a *brain*: by default the course's offline support model (which
 calls the course's tools when asked and repeats identifiers it sees), or, when the
-request asks for JSON that follows a schema, the smallest JSON value that fits it.
+request asks for JSON that follows a schema (``json_schema``, or ``json_object`` with the
+schema in the system prompt), the smallest JSON value that fits it.
+
+:func:`serve_http` serves a fake on a loopback port, for clients that cannot take a
+transport (a notebook kernel).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
 from openai import AsyncOpenAI, OpenAI
 from openai.types.responses import Response
+from openai_server_rules import ServerRules
 
 from ctxlab.core.validate import validate_items
 from ctxlab.course.corpora import chat_to_responses
@@ -140,10 +151,12 @@ class FakeOpenAI:
     """
 
     def __init__(self, models: Iterable[str] = ("gpt-4.1-mini",), *, brain: Brain = support_brain,
-                 serve_unknown_models: bool = False, check_schema: bool = True):
+                 serve_unknown_models: bool = False, check_schema: bool = True,
+                 rules: ServerRules | None = None):
         self.models = list(models)
         self.brain = brain
-        self.serve_unknown_models = serve_unknown_models
+        self.rules = rules
+        self.serve_unknown_models = serve_unknown_models or bool(rules and rules.serves_any_model)
         self.check_schema = check_schema
         self.requests: list[Recorded] = []
         self.rejections: list[str] = []
@@ -191,6 +204,12 @@ class FakeOpenAI:
             problem = request_problem(endpoint, body)
             if problem is not None:
                 return self._reject(400, problem)
+        if endpoint == "chat" and self.rules is not None:
+            refused = self.rules.problem(body)
+            if refused is not None:
+                status, error = refused
+                self.rejections.append(error["error"]["message"])
+                return httpx.Response(status, json=error)
         model = body.get("model")
         if model not in self.models and not self.serve_unknown_models:
             return _error(404, f"The model `{model}` does not exist or you do not have access "
@@ -200,6 +219,8 @@ class FakeOpenAI:
                            else _chat_input(body))
         except ValueError as exc:
             return self._reject(400, str(exc))
+        if endpoint == "chat" and self.rules is not None and self.rules.drops_tools(body):
+            brain_input = replace(brain_input, tools=[])
         reply = self.brain(brain_input)
         digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:24]
         if endpoint == "responses":
@@ -211,6 +232,7 @@ class FakeOpenAI:
             return httpx.Response(200, json=response)
         if body.get("stream"):
             usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            usage = usage and (self.rules is None or self.rules.usage_in_stream)
             return _sse([(None, c) for c in _chat_chunks(model, reply, digest, usage)],
                         done=True)
         return httpx.Response(200, json=_chat_json(model, reply, digest))
@@ -252,9 +274,24 @@ def _chat_input(body: Mapping[str, Any]) -> BrainInput:
     response_format = body.get("response_format") or {}
     schema = ((response_format.get("json_schema") or {}).get("schema")
               if response_format.get("type") == "json_schema" else None)
+    if response_format.get("type") == "json_object":  # a model that follows the prompt
+        schema = _schema_in_prompt(instructions or "")
     tools = [{"type": "function", **t["function"]} for t in body.get("tools", [])
              if t.get("type") == "function"]
     return BrainInput("chat", body["model"], instructions, items, tools, schema)
+
+
+def _schema_in_prompt(text: str) -> dict[str, Any] | None:
+    """The JSON schema a prompt asks the reply to follow (after "JSON schema"), if any."""
+    at = text.find("JSON schema")
+    start = text.find("{", at) if at >= 0 else -1
+    if start < 0:
+        return None
+    try:
+        schema, _ = json.JSONDecoder().raw_decode(text[start:])
+    except ValueError:
+        return None
+    return schema if isinstance(schema, dict) else None
 
 
 def _text(content: Any) -> str:
@@ -356,3 +393,45 @@ class ScriptedBrain:
     def __call__(self, request: BrainInput) -> Reply:
         self.seen.append(request)
         return self.replies[min(len(self.seen), len(self.replies)) - 1]
+
+
+# ---------------------------------------------------------------------------- over HTTP
+
+
+@contextlib.contextmanager
+def serve_http(fake: FakeOpenAI, host: str = "127.0.0.1") -> Iterator[str]:
+    """Serve ``fake`` on a free loopback port for as long as the block runs; yields its
+    base URL (``http://127.0.0.1:PORT/v1``). For clients that cannot take a transport: a
+    notebook's kernel, another process."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            request = httpx.Request(self.command, f"http://{host}{self.path}",
+                                    headers=dict(self.headers.items()),
+                                    content=self.rfile.read(length) if length else b"")
+            response = fake(request)
+            body = response.content
+            self.send_response(response.status_code)
+            self.send_header("content-type",
+                             response.headers.get("content-type", "application/json"))
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST = _serve
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            pass
+
+    server = ThreadingHTTPServer((host, 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://{host}:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)

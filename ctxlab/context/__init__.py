@@ -20,6 +20,7 @@ from .sources import (
     RetrievalSource,
     RetrievedBlock,
     StateSource,
+    context_message,
     developer_message,
     retrieved_message,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "StateSource",
     "agent_tools",
     "compose_filters",
+    "context_message",
     "developer_message",
     "retrieved_message",
     "shorten_text",

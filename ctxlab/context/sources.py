@@ -10,8 +10,18 @@ Two kinds of source feed a :class:`~ctxlab.context.ContextManager` before every 
   :class:`~ctxlab.memory.Recall`.
 
 Either may be a coroutine function. Retrieved blocks are shown to the model as **one**
-developer message (:func:`retrieved_message`) that says plainly that it is recalled history,
+context message (:func:`retrieved_message`) that says plainly that it is recalled history,
 quoted as data; the manager drops blocks one by one, least relevant first, to meet a budget.
+
+**The form of injected context.** State and recall travel as ``{"role": "system",
+"content": text}`` (:func:`context_message`): the one form every server takes. Through
+``OpenAIChatCompletionsModel`` it becomes a ``system`` message with string content; a
+``developer`` message, or list content, is what the SDK's converter makes of a typed
+developer item, and servers such as ``llama-cpp-python[server]`` answer that with HTTP 500
+("Input should be 'system'", "Input should be a valid string"). The Responses API takes a
+system message in the input as it takes a developer one. A state source that returns a
+developer or system message with text content is normalized to this form
+(:func:`state_item`); any other message item is passed on as given.
 """
 
 from __future__ import annotations
@@ -54,8 +64,23 @@ async def resolve(value: T | Awaitable[T]) -> T:
     return value
 
 
+def context_message(text: str) -> dict[str, Any]:
+    """The message that carries injected context (state, recalled history):
+    ``{"role": "system", "content": text}``, which both SDK model classes send as is and
+    every OpenAI-compatible server accepts (see the module docstring)."""
+    if not isinstance(text, str):
+        raise ValueError(f"a context message needs a str, got {type(text).__name__}")
+    return {"role": "system", "content": text}
+
+
 def developer_message(text: str) -> dict[str, Any]:
-    """A developer message item holding ``text`` (how injected context is sent)."""
+    """A typed developer message item holding ``text``.
+
+    Kept for code that builds its own input for the Responses API. Over Chat Completions
+    the SDK sends it as ``{"role": "developer", "content": [parts]}``, which several
+    compatible servers reject: ctxlab injects context with :func:`context_message`, and
+    :func:`state_item` turns a state source's developer message into that form.
+    """
     if not isinstance(text, str):
         raise ValueError(f"a developer message needs a str, got {type(text).__name__}")
     return {
@@ -63,6 +88,23 @@ def developer_message(text: str) -> dict[str, Any]:
         "role": "developer",
         "content": [{"type": "input_text", "text": text}],
     }
+
+
+def _plain_text(content: Any) -> str | None:
+    """The text of a message's content when it is text only (a string, or text parts)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence) and not isinstance(content, (bytes, bytearray)):
+        texts = []
+        for part in content:
+            if not isinstance(part, Mapping) or part.get("type") not in ("input_text", "text"):
+                return None
+            text = part.get("text")
+            if not isinstance(text, str):
+                return None
+            texts.append(text)
+        return "\n".join(texts)
+    return None
 
 
 def as_blocks(value: RetrievedValue) -> list[RetrievedBlock]:
@@ -88,20 +130,30 @@ def as_blocks(value: RetrievedValue) -> list[RetrievedBlock]:
 
 
 def retrieved_message(blocks: Sequence[RetrievedBlock]) -> dict[str, Any] | None:
-    """The one developer message that carries ``blocks`` (None when there are none)."""
+    """The one context message (:func:`context_message`) that carries ``blocks`` (None
+    when there are none)."""
     if not blocks:
         return None
     body = "\n\n".join(block.text.strip() for block in blocks)
-    return developer_message(f"{RETRIEVED_HEADER}\n\n{body}")
+    return context_message(f"{RETRIEVED_HEADER}\n\n{body}")
 
 
 def state_item(value: StateValue) -> dict[str, Any] | None:
-    """Normalize what a state source returned into a message item (or None)."""
+    """Normalize what a state source returned into a message item (or None).
+
+    A text, or a developer or system message whose content is text (a string or text
+    parts, such as :meth:`~ctxlab.memory.StateMemory.message` returns), becomes a
+    :func:`context_message`; any other message item is passed on as given."""
     if value is None:
         return None
     if isinstance(value, str):
-        return developer_message(value) if value.strip() else None
+        return context_message(value) if value.strip() else None
     if isinstance(value, Mapping):
+        if value.get("role") in ("developer", "system") and value.get("type", "message") == \
+                "message":
+            text = _plain_text(value.get("content"))
+            if text is not None:
+                return context_message(text) if text.strip() else None
         return dict(value)
     raise ValueError(
         f"a state source must return a message item, a str or None, got {type(value).__name__}"

@@ -38,6 +38,15 @@ BACKEND_CHOICES: tuple[str, ...] = ("offline", "openai", "openai-compatible", "a
 #: The OpenAI model used when CTXLAB_MODEL is not set.
 DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"
 
+#: The real model every text recommends (README, lesson 00, lesson notes): tool calls and
+#: summaries need a 7B-or-larger instruct model; Ollama's default window must be raised.
+RECOMMENDED_MODEL = "qwen2.5:7b"
+RECOMMENDATION = (
+    "a 7B-or-larger instruct model with tool calling, for example Ollama's qwen2.5:7b "
+    "(CTXLAB_MODEL=qwen2.5:7b), with Ollama's context raised (OLLAMA_CONTEXT_LENGTH=16384): "
+    "its default window is small and cuts the history silently"
+)
+
 #: The API key sent to a base-URL server when OPENAI_API_KEY is unset (most local servers
 #: ignore it, but the client requires one).
 PLACEHOLDER_API_KEY = "not-needed"
@@ -185,7 +194,7 @@ def _compatible(env: Mapping[str, str]) -> Backend:
     if not model_name:
         raise BackendConfigError(
             f"OPENAI_BASE_URL is set ({base_url}) but CTXLAB_MODEL is not: set CTXLAB_MODEL "
-            "to a model the server serves (for Ollama, e.g. llama3.1)"
+            f"to a model the server serves; recommended: {RECOMMENDATION}"
         )
     max_tokens = _get(env, "CTXLAB_MAX_TOKENS")
     if max_tokens and (not max_tokens.isdigit() or int(max_tokens) < 1):

@@ -24,6 +24,7 @@ from ..core.display import display_width, pad
 from ..core.items import clone, is_output, item_kind, item_text
 from ..core.tokens import ITEM_OVERHEAD_TOKENS, get_token_counter, tool_schema_text
 from ..summarizers.metered import SummaryCall, metered
+from .usage_estimate import usage_is_estimated
 
 #: The parts of one model call, in the order a context window is usually laid out.
 WINDOW_PARTS: tuple[str, ...] = (
@@ -40,6 +41,9 @@ class ModelCallRecord:
     parts: dict[str, int]
     input_tokens: int | None = None
     output_tokens: int | None = None
+    #: True when the server reported no usage for this call and ctxlab counted it
+    #: (o200k_base; see :mod:`ctxlab.course.usage_estimate`).
+    usage_estimated: bool = False
 
     @property
     def sent_tokens(self) -> int:
@@ -84,9 +88,20 @@ class TurnRecord:
         return sum(c.output_tokens or 0 for c in self.calls) + self.summary_output_tokens
 
     @property
+    def usage_estimated(self) -> bool:
+        """True when any call's usage was counted by ctxlab (the server reported none)."""
+        return any(c.usage_estimated for c in self.calls)
+
+    @property
     def first_call_parts(self) -> dict[str, int]:
         """Parts of the turn's first model call (what memory decided to send)."""
         return dict(self.calls[0].parts) if self.calls else dict.fromkeys(WINDOW_PARTS, 0)
+
+
+def format_tokens(value: int, estimated: bool = False) -> str:
+    """``value`` with thousands separators, marked ``~`` when it is an estimate (a server
+    that reported no usage: see :attr:`TurnRecord.usage_estimated`)."""
+    return f"{'~' if estimated else ''}{value:,}"
 
 
 def window_parts(
@@ -187,11 +202,13 @@ async def run_conversation(
             result = await Runner.run(agent, message, session=session, run_config=config,
                                       max_turns=max_turns)
         calls = recorder.calls[before:]
-        usages = [r.usage for r in result.raw_responses]
+        responses: list[Any] = list(result.raw_responses)
         calls = [
-            replace(c, input_tokens=u.input_tokens, output_tokens=u.output_tokens)
-            if u is not None else c
-            for c, u in zip(calls, usages + [None] * (len(calls) - len(usages)), strict=False)
+            replace(c, input_tokens=r.usage.input_tokens, output_tokens=r.usage.output_tokens,
+                    usage_estimated=usage_is_estimated(r))
+            if r is not None else c
+            for c, r in zip(calls, responses + [None] * (len(calls) - len(responses)),
+                            strict=False)
         ]
         tool_calls = [
             getattr(item.raw_item, "name", "") for item in result.new_items
@@ -203,24 +220,70 @@ async def run_conversation(
     return records
 
 
+@dataclass(frozen=True)
+class RunFailure:
+    """A run of :func:`run_each` that stopped: at which turn, why, and the turns it finished."""
+
+    label: str
+    turn: int
+    error: Exception
+    records: list[TurnRecord]
+
+    def __str__(self) -> str:
+        return (f"{self.label}: stopped at turn {self.turn} after {len(self.records)} "
+                f"finished turns: {self.error}")
+
+
+class Runs(dict[str, list[TurnRecord]]):
+    """The runs of :func:`run_each` that finished, by label (what :func:`probe_table` and
+    the plots take); :attr:`failed` holds the ones that stopped, by label."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failed: dict[str, RunFailure] = {}
+
+
 async def run_each(
     agent: Agent[Any],
     user_messages: Sequence[str],
     sessions: Mapping[str, Callable[[], Any]],
-    **options: Any,
-) -> dict[str, list[TurnRecord]]:
-    """:func:`run_conversation` once per labelled session factory, each on its own: a run
-    that fails (a real server's context overflowing, a timeout) is reported, with its error
-    message and what to try, and the others still run. Returns the runs that finished."""
-    runs: dict[str, list[TurnRecord]] = {}
-    for label, make in sessions.items():
+    *,
+    run_config: RunConfig | None = None,
+    streamed: bool = False,
+    max_turns: int = 10,
+    echo: Callable[[str], Any] | None = print,
+) -> Runs:
+    """Run the same conversation once per memory, each on its own: ``sessions`` maps a
+    label to a function that makes that run's session.
+
+    A run whose model call fails with a :class:`~ctxlab.core.model_errors.ModelCallError`
+    (a context overflow on a small window, a server error) stops there; the others still
+    run. Its failure (the turn, the error, which says what to do, and the turns finished)
+    goes to :attr:`Runs.failed` and is passed to ``echo`` (``print``; None: silent). Any
+    other exception is a bug and propagates.
+    """
+    from ..core.model_errors import ModelCallError
+
+    messages = list(user_messages)
+    runs = Runs()
+    for label, make_session in sessions.items():
+        if not callable(make_session):
+            raise ValueError(f"sessions[{label!r}] must be a function that makes a session, "
+                             f"got {type(make_session).__name__}")
+        session = make_session()
+        records: list[TurnRecord] = []
         try:
-            runs[label] = await run_conversation(agent, user_messages, make(), **options)
-        except Exception as exc:  # reported, not hidden: the next run still starts
-            print(f"{label}: this run failed and is left out of the tables below.\n"
-                  f"  {type(exc).__name__}: {exc}\n"
-                  "  If the model's context overflowed, raise the server's context size or "
-                  "compare shorter windows; the other runs go on.")
+            for number, message in enumerate(messages, start=1):
+                done = await run_conversation(agent, [message], session, run_config=run_config,
+                                              streamed=streamed, max_turns=max_turns)
+                records.append(replace(done[0], turn=number))
+        except ModelCallError as error:
+            failure = RunFailure(label, len(records) + 1, error, records)
+            runs.failed[label] = failure
+            if echo is not None:
+                echo(str(failure))
+            continue
+        runs[label] = records
     return runs
 
 

@@ -11,8 +11,11 @@ Three things go wrong when a learner points ``OPENAI_BASE_URL`` at a local serve
 
 :func:`url_problem` catches the first kind before any request; :func:`check_server` asks
 ``GET {base}/models`` once and reports the rest; :class:`CompatibleChatModel` is the
-SDK's ``OpenAIChatCompletionsModel`` whose connection and 404 errors are re-raised as a
-:class:`CompatibleServerError` carrying the URL and these hints.
+SDK's ``OpenAIChatCompletionsModel`` whose API errors are re-raised as a
+:class:`~ctxlab.core.model_errors.ModelCallError` (``CompatibleServerError``) naming the URL,
+the model, the server's limit and what to do (:mod:`ctxlab.core.model_errors`, the one
+translation every ctxlab model call uses), and whose replies without usage get usage
+counted and marked as estimated (:mod:`ctxlab.course.usage_estimate`).
 """
 
 from __future__ import annotations
@@ -20,61 +23,24 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlparse
 
 import httpx
 import openai
 from agents import OpenAIChatCompletionsModel
 
-#: The two questions to ask first when a compatible server cannot be reached.
-REACH_HINT = "is the server running? does the URL end in /v1?"
+from ..core.model_errors import (
+    REACH_HINT,
+    CompatibleServerError,
+    ModelCallError,
+    exception_reason,
+    translate_error,
+    url_hints,
+    url_problem,
+)
+from .usage_estimate import estimate_missing_usage, estimate_stream_usage
 
-#: Paths people paste instead of the API root, and what they are.
-_ENDPOINT_SUFFIXES = ("/chat/completions", "/completions", "/responses", "/models")
-
-
-class CompatibleServerError(RuntimeError):
-    """A request to an OpenAI-compatible server failed; the message says what to check.
-
-    ``url`` is the URL that failed, ``hints`` the checks suggested; the SDK's own error is
-    the ``__cause__``.
-    """
-
-    def __init__(self, message: str, url: str, hints: tuple[str, ...]):
-        super().__init__(message)
-        self.url = url
-        self.hints = hints
-
-
-def url_problem(base_url: str) -> str | None:
-    """Why ``base_url`` cannot be a server's API root, or None when it can."""
-    if not isinstance(base_url, str) or not base_url.strip():
-        return f"the base URL must be a non-empty string, got {base_url!r}"
-    parsed = urlparse(base_url.strip())
-    if parsed.scheme not in ("http", "https") or not parsed.netloc:
-        return (f"OPENAI_BASE_URL={base_url!r} has no http:// or https:// scheme; write it "
-                f"in full, e.g. http://{base_url.strip().lstrip('/')}")
-    path = parsed.path.rstrip("/")
-    for suffix in _ENDPOINT_SUFFIXES:
-        if path.endswith(suffix):
-            root = base_url.strip().rstrip("/")[: -len(suffix)]
-            return (f"OPENAI_BASE_URL={base_url!r} ends in {suffix}, an endpoint; give the API "
-                    f"root instead ({root}): the client adds {suffix} itself")
-    return None
-
-
-def url_hints(base_url: str) -> tuple[str, ...]:
-    """The checks worth suggesting for ``base_url`` when a request to it fails."""
-    hints = ["is the server running?"]
-    problem = url_problem(base_url)
-    if problem is not None:
-        hints.append(problem)
-    elif not urlparse(base_url.strip()).path.rstrip("/").endswith("/v1"):
-        hints.append(f"does the URL end in /v1? {base_url!r} does not; most servers serve "
-                     "the API under /v1 (Ollama: http://localhost:11434/v1)")
-    else:
-        hints.append("does the URL end in /v1? it does")
-    return tuple(hints)
+__all__ = ["REACH_HINT", "CompatibleChatModel", "CompatibleServerError", "ModelCallError",
+           "ServerCheck", "check_server", "server_error", "url_hints", "url_problem"]
 
 
 @dataclass(frozen=True)
@@ -123,7 +89,7 @@ def check_server(base_url: str, model: str, *, api_key: str | None = None,
         response = client.get(url, headers=headers)
     except httpx.HTTPError as exc:
         return ServerCheck(base_url, model, reachable=False,
-                           problem=f"cannot reach {url} ({_reason(exc)}): {REACH_HINT}")
+                           problem=f"cannot reach {url} ({exception_reason(exc)}): {REACH_HINT}")
     finally:
         if http_client is None:
             client.close()
@@ -153,60 +119,50 @@ def check_server(base_url: str, model: str, *, api_key: str | None = None,
     return ServerCheck(base_url, model, reachable=True, models=served)
 
 
-def _reason(exc: BaseException) -> str:
-    while exc.__cause__ is not None and str(exc) in ("", "Connection error."):
-        exc = exc.__cause__
-    text = str(exc) or type(exc).__name__
-    return text.splitlines()[0][:200]
-
-
-def server_error(base_url: str, model: str, exc: Exception) -> CompatibleServerError:
-    """The error to raise instead of ``exc`` (a connection error or a 404) for a request
-    to the server at ``base_url``."""
-    hints = url_hints(base_url)
+def server_error(base_url: str, model: str, exc: Exception) -> ModelCallError:
+    """The error to raise instead of ``exc`` (an ``openai`` API error) for the agent's
+    request to the server at ``base_url`` (:func:`~ctxlab.core.model_errors.translate_error`
+    with the Chat Completions endpoint)."""
     endpoint = base_url.strip().rstrip("/") + "/chat/completions"
-    if isinstance(exc, openai.NotFoundError):
-        detail = _api_message(exc)
-        message = (f"{endpoint} answered 404 Not Found ({detail}). Check that the server "
-                   f"serves CTXLAB_MODEL={model!r} (GET {base_url.rstrip('/')}/models lists "
-                   f"what it serves) and: {'; '.join(hints[1:])}")
-    else:
-        message = f"cannot reach {endpoint} ({_reason(exc)}): {'; '.join(hints)}"
-    return CompatibleServerError(message, endpoint, hints)
-
-
-def _api_message(exc: openai.APIStatusError) -> str:
-    body: Any = exc.body
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        if isinstance(error, dict) and error.get("message"):
-            return str(error["message"])[:200]
-        if isinstance(error, str):
-            return error[:200]
-    return str(exc)[:200]
-
-
-_SERVER_ERRORS = (openai.APIConnectionError, openai.NotFoundError)
+    error = translate_error(exc, url=endpoint, model=model, caller="agent")
+    if error is None:
+        raise TypeError(f"server_error expects an openai API error, got {type(exc).__name__}")
+    return error
 
 
 class CompatibleChatModel(OpenAIChatCompletionsModel):
-    """``OpenAIChatCompletionsModel`` for an OpenAI-compatible server whose connection
-    errors and 404s are re-raised as :class:`CompatibleServerError` with the URL and hints.
-    Everything else (request building, conversion, parsing) is the SDK's, unchanged."""
+    """``OpenAIChatCompletionsModel`` for an OpenAI-compatible server.
+
+    Everything (request building, conversion, parsing) is the SDK's, with two additions:
+
+    * every API error (no answer, 404, a context overflow, a 500) is re-raised as a
+      :class:`~ctxlab.core.model_errors.ModelCallError` naming the URL, the model, the
+      server's limit and what to do;
+    * a reply without token usage (``llama-cpp-python[server]`` sends no usage chunk in
+      streams, even with ``include_usage``) gets usage counted with ctxlab's exact
+      o200k_base tokenizer, marked as estimated
+      (:func:`~ctxlab.course.usage_estimate.usage_is_estimated`).
+    """
 
     def __init__(self, model: str, openai_client: openai.AsyncOpenAI, **kwargs: Any) -> None:
         super().__init__(model=model, openai_client=openai_client, **kwargs)
         self.base_url = str(openai_client.base_url)
 
-    async def get_response(self, *args: Any, **kwargs: Any) -> Any:
+    async def get_response(self, system_instructions: str | None, input: Any,
+                           *args: Any, **kwargs: Any) -> Any:
         try:
-            return await super().get_response(*args, **kwargs)
-        except _SERVER_ERRORS as exc:
+            response = await super().get_response(system_instructions, input, *args, **kwargs)
+        except openai.APIError as exc:
             raise server_error(self.base_url, str(self.model), exc) from exc
+        tools = kwargs.get("tools", args[1] if len(args) > 1 else ())
+        return estimate_missing_usage(response, system_instructions, input, tools)
 
-    async def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+    async def stream_response(self, system_instructions: str | None, input: Any,
+                              *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        tools = kwargs.get("tools", args[1] if len(args) > 1 else ())
         try:
-            async for event in super().stream_response(*args, **kwargs):
-                yield event
-        except _SERVER_ERRORS as exc:
+            async for event in super().stream_response(system_instructions, input, *args,
+                                                       **kwargs):
+                yield estimate_stream_usage(event, system_instructions, input, tools)
+        except openai.APIError as exc:
             raise server_error(self.base_url, str(self.model), exc) from exc

@@ -30,7 +30,7 @@ from typing import Any
 from openai import AsyncOpenAI
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..core.openai_calls import Api, ModelCaller, call_create
+from ..core.openai_calls import Api, JsonMode, ModelCaller, json_text
 from ..course.backends import choose_backend
 from ..memory import strict_schema
 from ..summarizers.transcript import render_transcript
@@ -110,15 +110,18 @@ class SummaryJudge(ModelCaller):
         max_tokens: cap on the verdict's tokens.
         tool_trim_limit: tool outputs longer than this many characters are cut in the
             transcript.
+        json_mode: over Chat Completions, ``"json_schema"`` (default) or ``"json_object"``
+            (the schema in the prompt, the reply validated here); a server that refuses
+            ``json_schema`` but takes ``json_object`` switches it by itself.
     """
 
     schema_name = "summary_verdict"
 
     def __init__(self, client: Any, model: str = "gpt-4.1-mini", *, api: Api = "auto",
                  max_tokens: int = 800, tool_trim_limit: int = 800,
-                 prompt: str = JUDGE_PROMPT):
+                 prompt: str = JUDGE_PROMPT, json_mode: JsonMode = "json_schema"):
         super().__init__(client, model, api=api, max_tokens=max_tokens,
-                         tool_trim_limit=tool_trim_limit)
+                         tool_trim_limit=tool_trim_limit, json_mode=json_mode)
         self.prompt = prompt
 
     def __repr__(self) -> str:
@@ -137,51 +140,39 @@ class SummaryJudge(ModelCaller):
             parts.append("Values the summary was expected to keep:\n" + "\n".join(lines))
         return "\n\n".join(parts)
 
+    def _messages(self, items: Sequence[Mapping[str, Any]], summary: str,
+                  facts: Sequence[KeyFact]) -> list[dict[str, Any]]:
+        return [{"role": "system", "content": self.prompt},
+                {"role": "user", "content": self.build_user_message(items, summary, facts)}]
+
     def request(self, items: Sequence[Mapping[str, Any]], summary: str,
                 facts: Sequence[KeyFact] = ()) -> dict[str, Any]:
-        """The keyword arguments of the API call (no call is made)."""
-        messages = [{"role": "system", "content": self.prompt},
-                    {"role": "user", "content": self.build_user_message(items, summary, facts)}]
-        schema = strict_schema(JudgeVerdict)
-        if self.resolved_api() == "responses":
-            return {"model": self.model, "input": messages,
-                    "max_output_tokens": self.max_tokens,
-                    "text": {"format": {"type": "json_schema", "name": self.schema_name,
-                                        "schema": schema, "strict": True}}}
-        return {"model": self.model, "messages": messages, "max_tokens": self.max_tokens,
-                "response_format": {"type": "json_schema", "json_schema": {
-                    "name": self.schema_name, "schema": schema, "strict": True}}}
+        """The keyword arguments of the API call in the current :attr:`json_mode` (no call
+        is made)."""
+        return self.json_request(self._messages(items, summary, facts),
+                                 strict_schema(JudgeVerdict), self.schema_name)
 
     async def judge(self, items: Sequence[Mapping[str, Any]], summary: str,
                     facts: Sequence[KeyFact] = ()) -> JudgeVerdict:
-        """Ask the model for a verdict on ``summary`` of ``items``."""
+        """Ask the model for a verdict on ``summary`` of ``items``.
+
+        A server that refuses ``json_schema`` is asked with the schema in the prompt; an
+        API error is raised as a :class:`~ctxlab.core.model_errors.ModelCallError`."""
         if not isinstance(summary, str) or not summary.strip():
             raise ValueError("summary must be a non-empty string")
-        kwargs = self.request(items, summary, facts)
-        api = self.resolved_api()
-        response = await call_create(self.client, self.create_method(), **kwargs)
-        return self.parse(self._text(response, api))
-
-    @staticmethod
-    def _text(response: Any, api: str) -> str:
-        if api == "responses":
-            return getattr(response, "output_text", "") or ""
-        choices = getattr(response, "choices", None) or []
-        if not choices:
-            raise ValueError("the judge model returned no choices")
-        message = choices[0].message
-        if getattr(message, "refusal", None):
-            raise ValueError(f"the judge model refused: {message.refusal}")
-        return message.content or ""
+        text = await self.ask_json(self._messages(items, summary, facts),
+                                   strict_schema(JudgeVerdict), self.schema_name)
+        return self.parse(text)
 
     def parse(self, text: str) -> JudgeVerdict:
-        """Read the model's JSON verdict; a clear ValueError if it is not one."""
+        """Read the model's JSON verdict; a clear ValueError if it is not one (naming the
+        server's limit when the schema could only travel in the prompt)."""
         if not text.strip():
             raise ValueError("the judge model returned an empty reply instead of a verdict")
         try:
-            return JudgeVerdict.model_validate_json(text)
+            return JudgeVerdict.model_validate_json(json_text(text))
         except ValidationError as exc:
-            raise ValueError(f"the judge's reply is not a valid verdict: {exc}") from exc
+            raise self.invalid_reply("verdict", str(exc)) from exc
 
 
 def judge_from_env(env: Mapping[str, str] | None = None, *, model: str | None = None

@@ -16,7 +16,8 @@ them, in a store of its own (:mod:`ctxlab.records`, namespaced by user id):
   bigrams; :class:`~ctxlab.memory.FTS5Index`) for the long tail ("that shop I mentioned");
 * **inject**: :meth:`input_filter` is a ``RunConfig(call_model_input_filter=...)`` that puts
   the recollection for the run's user (``UserContext``) in front of the model input, as one
-  developer message; it changes what the model sees, never what the session stores;
+  context message (``role: system``, the form every server takes); it changes what the
+  model sees, never what the session stores;
 * **forget**: :meth:`forget` deletes the user's records (see also
   :func:`~ctxlab.longterm.forget.forget_user`, which deletes in every store).
 """
@@ -30,7 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..context.sources import developer_message
+from ..context.sources import context_message
 from ..core.items import is_user_message, item_text
 from ..memory.fts import Doc, FTS5Index
 from ..memory.state_memory import StateExtractor
@@ -65,9 +66,9 @@ class Recollection:
         return "\n".join(p for p in parts if p)
 
     def message(self) -> dict[str, Any] | None:
-        """The recollection as one developer message (None when there is nothing)."""
+        """The recollection as one context message (None when there is nothing)."""
         text = self.text()
-        return developer_message(text) if text else None
+        return context_message(text) if text else None
 
 
 def _today() -> str:

@@ -3,7 +3,9 @@
 The request asks for **structured output** with a strict JSON schema (derived from the
 pydantic model :class:`StateUpdate`), through the ``openai`` client: the Responses API
 (``text.format`` = ``json_schema``) for api.openai.com, Chat Completions
-(``response_format`` = ``json_schema``) for any OpenAI-compatible server. The newest turn
+(``response_format`` = ``json_schema``) for any OpenAI-compatible server. A server that
+supports only ``json_object`` gets the schema in the prompt instead, and the reply is
+validated against it here. The newest turn
 travels between ``<turn>`` delimiters as data, next to the current state as JSON, and the
 prompt tells the model to return only what the turn states or changes.
 
@@ -19,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..core.openai_calls import Api, ModelCaller, call_create
+from ..core.openai_calls import Api, JsonMode, ModelCaller, json_text
 from ..summarizers.transcript import render_transcript
 from .extract import turn_language
 from .state import StatePatch, SupportState
@@ -144,6 +146,10 @@ class LLMStateExtractor(ModelCaller):
         tool_trim_limit: tool outputs longer than this many characters are cut in the turn
             text sent to the model.
         prompt: the system prompt (default :data:`STATE_PROMPT`).
+        json_mode: over Chat Completions, ``"json_schema"`` (the server constrains the
+            reply; the default) or ``"json_object"`` (the schema travels in the prompt and
+            the reply is validated here). A server that refuses ``json_schema`` but takes
+            ``json_object`` (``llama-cpp-python[server]``) switches it by itself.
     """
 
     schema_name = "support_state_update"
@@ -157,9 +163,10 @@ class LLMStateExtractor(ModelCaller):
         max_tokens: int = 600,
         tool_trim_limit: int = 1500,
         prompt: str = STATE_PROMPT,
+        json_mode: JsonMode = "json_schema",
     ):
         super().__init__(client, model, api=api, max_tokens=max_tokens,
-                         tool_trim_limit=tool_trim_limit)
+                         tool_trim_limit=tool_trim_limit, json_mode=json_mode)
         self.prompt = prompt
         self.name = f"LLMStateExtractor({model})"
 
@@ -178,35 +185,17 @@ class LLMStateExtractor(ModelCaller):
         )
 
     def request(self, items: Sequence[Mapping[str, Any]], state: SupportState) -> dict[str, Any]:
-        """The keyword arguments of the API call (no call is made)."""
-        messages = [
+        """The keyword arguments of the API call in the current :attr:`json_mode` (no call
+        is made)."""
+        return self.json_request(self._messages(items, state), strict_schema(StateUpdate),
+                                 self.schema_name)
+
+    def _messages(self, items: Sequence[Mapping[str, Any]],
+                  state: SupportState) -> list[dict[str, Any]]:
+        return [
             {"role": "system", "content": self.prompt},
             {"role": "user", "content": self.build_user_message(items, state)},
         ]
-        schema = strict_schema(StateUpdate)
-        if self.resolved_api() == "responses":
-            return {
-                "model": self.model,
-                "input": messages,
-                "max_output_tokens": self.max_tokens,
-                "text": {
-                    "format": {
-                        "type": "json_schema",
-                        "name": self.schema_name,
-                        "schema": schema,
-                        "strict": True,
-                    }
-                },
-            }
-        return {
-            "model": self.model,
-            "messages": messages,
-            "max_tokens": self.max_tokens,
-            "response_format": {
-                "type": "json_schema",
-                "json_schema": {"name": self.schema_name, "schema": schema, "strict": True},
-            },
-        }
 
     async def extract(
         self,
@@ -215,33 +204,29 @@ class LLMStateExtractor(ModelCaller):
         state: SupportState | None = None,
         turn: int | None = None,
     ) -> StatePatch:
-        """Ask the model for this turn's update and return it as a patch."""
+        """Ask the model for this turn's update and return it as a patch.
+
+        A server that refuses ``json_schema`` is asked with the schema in the prompt
+        (:meth:`~ctxlab.core.openai_calls.ModelCaller.ask_json`); an API error is raised as
+        a :class:`~ctxlab.core.model_errors.ModelCallError` naming the URL and the limit.
+        """
         state = state or SupportState()
-        kwargs = self.request(items, state)
-        response = await call_create(self.client, self.create_method(), **kwargs)
-        patch = self.parse(self._text(response))
+        text = await self.ask_json(self._messages(items, state), strict_schema(StateUpdate),
+                                   self.schema_name)
+        patch = self.parse(text)
         language = turn_language(items)
         if language is not None and language != state.language:
             patch.language = language
         return patch
 
-    def _text(self, response: Any) -> str:
-        if self.resolved_api() == "responses":
-            return getattr(response, "output_text", "") or ""
-        choices = getattr(response, "choices", None) or []
-        if not choices:
-            raise ValueError(f"{self.name}: the model returned no choices")
-        message = choices[0].message
-        if getattr(message, "refusal", None):
-            raise ValueError(f"{self.name}: the model refused: {message.refusal}")
-        return message.content or ""
-
     def parse(self, text: str) -> StatePatch:
-        """Read the model's JSON reply; a clear ValueError if it is not a valid update."""
+        """Read the model's JSON reply; a clear ValueError
+        (:class:`~ctxlab.core.openai_calls.StructuredOutputError`) if it is not a valid
+        update, naming the server's limit when the schema could only travel in the prompt."""
         if not text.strip():
             raise ValueError(f"{self.name} got an empty reply instead of a state update")
         try:
-            update = StateUpdate.model_validate_json(text)
+            update = StateUpdate.model_validate_json(json_text(text))
         except ValidationError as exc:
-            raise ValueError(f"{self.name}: the reply is not a valid state update: {exc}") from exc
+            raise self.invalid_reply("state update", str(exc)) from exc
         return update.to_patch()

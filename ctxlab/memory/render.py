@@ -40,7 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..context.sources import developer_message
+from ..context.sources import context_message
 from ..core import cues
 from ..core.display import display_width, wrap
 from ..core.facts import ALL_FACT_KINDS, facts_in_text
@@ -425,10 +425,10 @@ def _topic(topic: str, language: str) -> str:
 
 
 def state_message(state: SupportState, **options: Any) -> dict[str, Any] | None:
-    """The rendered state as one developer message, or None while the state is empty. The
-    message a model reads is not wrapped (``width=None``: line breaks would only cost
-    tokens) unless ``options`` ask for a width; :func:`render_state` wraps what a person
-    reads."""
+    """The rendered state as one context message (``{"role": "system", "content": text}``,
+    the form every server takes), or None while the state is empty. The message a model
+    reads is not wrapped (``width=None``: line breaks would only cost tokens) unless
+    ``options`` ask for a width; :func:`render_state` wraps what a person reads."""
     options.setdefault("width", None)
     text = render_state(state, **options)
-    return developer_message(text) if text else None
+    return context_message(text) if text else None

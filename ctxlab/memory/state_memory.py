@@ -227,7 +227,7 @@ class StateMemory:
         return render_state(self.state, **self.render_options)
 
     def message(self) -> dict[str, Any] | None:
-        """The state as one developer message (None while empty)."""
+        """The state as one context message (role system; not wrapped) (None while empty)."""
         return state_message(self.state, **self.render_options)
 
     async def __call__(self) -> dict[str, Any] | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.openai_calls import Api, ModelCaller, call_create
+from ..core.openai_calls import Api, ModelCaller
 from .base import SummaryResult
 from .prompt import SUMMARY_PROMPT, TRANSCRIPT_CLOSE, TRANSCRIPT_OPEN
 from .transcript import render_transcript
@@ -26,7 +26,9 @@ class LLMSummarizer(ModelCaller):
         prompt: the system prompt (defaults to :data:`~ctxlab.summarizers.prompt.SUMMARY_PROMPT`).
 
     The transcript travels inside ``<transcript>`` delimiters as data, and the prompt tells
-    the model not to follow instructions found inside it.
+    the model not to follow instructions found inside it. A failed call (server down, 404,
+    context overflow, a 500) raises a :class:`~ctxlab.core.model_errors.ModelCallError`
+    that names the URL, the model and what to do.
     """
 
     def __init__(
@@ -76,7 +78,7 @@ class LLMSummarizer(ModelCaller):
                 ],
                 "max_tokens": self.max_tokens,
             }
-        response = await call_create(self.client, self.create_method(), **kwargs)
+        response = await self.call(**kwargs)  # API errors: ModelCallError (URL, model, hint)
         return self._parse(response, api)
 
     def _parse(self, response: Any, api: str) -> SummaryResult:

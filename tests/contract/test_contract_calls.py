@@ -22,6 +22,7 @@ from ctxlab.course.corpora import seed_support_conversation, support_chat_script
 from ctxlab.eval.judge import SummaryJudge
 from ctxlab.memory import StateMemory
 from ctxlab.memory.llm_extract import LLMStateExtractor
+from ctxlab.memory.render import STATE_HEADER
 from ctxlab.sessions import TrimmingSession
 from ctxlab.summarizers.base import SUMMARY_SHADOW_PROMPT
 
@@ -117,8 +118,11 @@ def test_state_and_recall_messages_survive_the_chat_converter():
     arun(go())
     extractor_calls = [b for b in fake.bodies("chat/completions") if "response_format" in b]
     assert extractor_calls
-    assert any(m["role"] == "developer" for b in agent_bodies(fake, "chat")
-               for m in b["messages"])
+    sent = [m for b in agent_bodies(fake, "chat") for m in b["messages"]]
+    state = [m for m in sent if STATE_HEADER in str(m.get("content"))]
+    assert state and all(m == {"role": "system", "content": m["content"]}
+                         and isinstance(m["content"], str) for m in state)
+    assert all(m["role"] in ("system", "user", "assistant", "tool") for m in sent)
 
 
 def test_streamed_runs_on_a_compatible_backend_report_tokens():

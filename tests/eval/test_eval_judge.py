@@ -127,7 +127,10 @@ def test_a_run_s_final_summaries_are_judged_with_their_answer_key():
     assert "summarize:2/4" in report.table()
     failing = Recorder({"error": {"message": "boom"}}, status=400)
     broken = arun(judge_run(run, [case], SummaryJudge(async_client(failing))))
-    assert broken.judged[0].verdict is None and "BadRequestError" in broken.judged[0].error
+    error = broken.judged[0].error
+    assert broken.judged[0].verdict is None and error is not None
+    assert error.startswith("ModelCallError: https://api.openai.com/v1/responses rejected")
+    assert "SummaryJudge (gpt-4.1-mini) with 400: boom" in error
     assert "could not be judged" in broken.table()
     with pytest.raises(ValueError, match="not among the cases"):
         arun(judge_run(run, [], SummaryJudge(async_client(recorder))))

@@ -133,7 +133,7 @@ def test_recall_puts_the_structured_memory_first_and_finds_the_long_tail(memory)
         plain = await memory.recall("u1", "")
         assert plain.notes == () and "C02XK7ML9Q4" in plain.text()
         message = found.message()
-        assert message["role"] == "developer"
+        assert message["role"] == "system"
         await memory.aclose()
 
     arun(go())

@@ -125,7 +125,8 @@ def test_hits_become_whole_turns_above_the_threshold():
     assert "tool lookup_device" in lookup.text and "->" in lookup.text
     assert recall.recall("weather forecast for Paris tomorrow") == []
     message = recall.message(f"the serial {SERIAL}")
-    assert message["role"] == "developer" and RETRIEVED_HEADER in item_text(message)
+    assert message == {"role": "system", "content": message["content"]}  # every server takes it
+    assert RETRIEVED_HEADER in item_text(message)
     assert validate_items([message]) == []
 
 

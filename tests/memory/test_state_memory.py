@@ -106,7 +106,10 @@ def test_seed_support_conversation_state_matches_its_facts_and_is_small():
     assert state.issue.device_model and state.issue.status and state.issue.category
     assert any("check_warranty" in m.text for m in state.milestones)
     message = memory.message()
-    assert message is not None and message["role"] == "developer"
+    assert set(message) == {"role", "content"} and message["role"] == "system"  # every server
+    content = message["content"]
+    assert content.split() == memory.render().split()  # the same text as people read ...
+    assert len(content.splitlines()) < len(memory.render().splitlines())  # ... unwrapped
     assert validate_items([message]) == []
     text = memory.render()
     for value in (state.issue.ticket_id, state.issue.serial, state.user.email, state.issue.rma):

@@ -403,7 +403,8 @@ def plot_run_cost(
 
     ``records_by_label`` maps a label ("full history", "trim 3") to the records of one run.
     Every model call of a turn is billed, the tool loop's included. Prices come from
-    :data:`ctxlab.course.costs.PRICES` unless ``prices`` is given.
+    :data:`ctxlab.course.costs.PRICES` unless ``prices`` is given. When a server reported
+    no usage for some call (``usage_estimated``), the axis says the figures are estimated.
     """
     from ...course.costs import cost_usd
 
@@ -424,7 +425,10 @@ def plot_run_cost(
         ax_cost.plot(turns, cumulative, color=style.color, linestyle=style.linestyle,
                      label=f"{label}: ${total:.4f}")
     ax_tokens.set_xlabel("user turn")
-    ax_tokens.set_ylabel("input tokens billed")
+    estimated = any(getattr(r, "usage_estimated", False)
+                    for records in records_by_label.values() for r in records)
+    # the server reported no usage for some calls: ctxlab counted them (o200k_base)
+    ax_tokens.set_ylabel("input tokens (~ estimated)" if estimated else "input tokens billed")
     ax_tokens.set_ylim(bottom=0)
     ax_tokens.set_title("tokens per turn")
     ax_cost.set_xlabel("user turn")

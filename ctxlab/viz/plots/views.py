@@ -75,11 +75,12 @@ def handoff_view_parts(view: Sequence[Mapping[str, Any]], conversation: Sequence
 
 def memory_input_parts(items: Sequence[Mapping[str, Any]]) -> list[tuple[str, int]]:
     """Tokens of a new session's model input: long-term memory's structured part and notes
-    (from its developer message), and everything else as "this turn"."""
+    (from its context message), and everything else as "this turn"."""
     parts: list[tuple[str, int]] = []
     for item in items:
         text = item_text(item)
-        if item_kind(item) == "developer" and text.startswith((*HEADERS, *NOTES_HEADERS)):
+        if (item_kind(item) in ("developer", "system")
+                and text.startswith((*HEADERS, *NOTES_HEADERS))):
             lines = text.splitlines()
             at = next((n for n, line in enumerate(lines) if line in NOTES_HEADERS), len(lines))
             structured, notes = "\n".join(lines[:at]), "\n".join(lines[at:])
