@@ -40,6 +40,11 @@ def is_ledger_source(value: Any) -> bool:
 
 SELECTED = "2px solid #000000"
 UNSELECTED = "2px solid transparent"
+#: Every part of the view keeps its natural height. ipywidgets boxes are flex containers
+#: whose children may shrink (their ``overflow: auto`` lets them), so inside a box of fixed
+#: height (the replay's scrolling body) rows would otherwise be squashed to a few pixels
+#: and their chips drawn over each other instead of the box scrolling.
+NO_SHRINK = "none"
 
 
 class SessionView(widgets.VBox):
@@ -90,11 +95,11 @@ class SessionView(widgets.VBox):
         self._dirty = False
         self._live = bool(live)
         self._unsubscribe: Any = None
-        self.header = widgets.HTML()
-        self.legend = widgets.HTML()
-        self.groups_box = widgets.VBox(layout=widgets.Layout(margin="2px 0"))
+        self.header = widgets.HTML(layout=widgets.Layout(flex=NO_SHRINK))
+        self.legend = widgets.HTML(layout=widgets.Layout(flex=NO_SHRINK))
+        self.groups_box = widgets.VBox(layout=widgets.Layout(margin="2px 0", flex=NO_SHRINK))
         self._empty = widgets.HTML("<span style='color:#555'>The session is empty.</span>")
-        self.detail = widgets.HTML(detail_html(None))
+        self.detail = widgets.HTML(detail_html(None), layout=widgets.Layout(flex=NO_SHRINK))
         self.detail.add_class("ctxlab-detail-pane")
         self.children = (self.header, self.legend, self.groups_box, self.detail)
         if ledger_or_session is None:
@@ -286,9 +291,14 @@ class SessionView(widgets.VBox):
         while len(self._rows) <= n:
             label = widgets.HTML(layout=widgets.Layout(width="130px", flex="none"))
             chips = widgets.HBox(layout=widgets.Layout(flex_flow="row wrap", flex="1"))
-            row = widgets.HBox((label, chips), layout=widgets.Layout(align_items="flex-start"))
+            row = widgets.HBox((label, chips), layout=self._row_layout())
             self._rows.append((row, label, chips))
         return self._rows[n]
+
+    @staticmethod
+    def _row_layout() -> widgets.Layout:
+        """A row is as tall as its label or its chips (see :data:`NO_SHRINK`)."""
+        return widgets.Layout(align_items="flex-start", flex=NO_SHRINK)
 
     # -- static forms ------------------------------------------------------------------
     def to_html(self) -> str:
