@@ -226,11 +226,11 @@ def strategy_style(name: str) -> StrategyStyle:
 
     The colour's hue comes from the family (full history, trim, summarize, first/last,
     budget-only, compaction); its shade from how much the variant keeps (``trim 8`` is
-    darker than ``trim 3``; ``+ recall`` lighter, :data:`MODIFIER_SHADES`). The line style also follows the size, shifted by what is added
-    on top; the marker says what is added (``+ state`` a square, ``+ recall`` a triangle,
-    cache-friendly ``/step`` a cross). The same name always gets the same style, whatever
-    else is in the plot, and spec and label agree: ``"trim:3"``, ``"trim 3"`` and
-    ``"trim 3 turns"`` look alike.
+    darker than ``trim 3``; ``+ recall`` lighter, :data:`MODIFIER_SHADES`). The line
+    style also follows the size, shifted by what is added on top; the marker says what is
+    added (``+ state`` a square, ``+ recall`` a triangle, cache-friendly ``/step`` a
+    cross). The same name always gets the same style, whatever else is in the plot, and
+    spec and label agree: ``"trim:3"``, ``"trim 3"`` and ``"trim 3 turns"`` look alike.
     """
     key = strategy_key(name)
     marker = MODIFIER_MARKERS.get(key.modifiers)
