@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from agents import SQLiteSession, set_tracing_disabled
 
-from ctxlab import TrimmingSession, make_support_agent, seed_trimming_flow
+from ctxlab import TrimmingSession, make_support_agent
 from ctxlab.course.costs import cost_usd
 from ctxlab.course.offline import OfflineSupportModel
 from ctxlab.course.runs import run_conversation
 from ctxlab.eval.exercises import (
-    check_quickstart,
     check_run_cost,
     check_smallest_window,
     check_summarizing_setup,
-    quickstart_items,
     smallest_window_for_ticket,
 )
 
@@ -22,25 +20,7 @@ from conftest import arun
 set_tracing_disabled(True)
 
 
-async def session_with(max_turns: int, items=None, session=None):
-    session = session or TrimmingSession("ex", max_turns=max_turns)
-    for item in items if items is not None else quickstart_items():
-        await session.add_items([item])
-    return session
-
-
-def test_quickstart_check():
-    assert arun(check_quickstart(arun(session_with(3)))).passed is True
-    # what the lesson itself shows (the trimming flow, max_turns=2) is not the answer
-    assert arun(check_quickstart(arun(session_with(2, seed_trimming_flow().items)))).passed \
-        is False
-    assert arun(check_quickstart(arun(session_with(2)))).passed is False
-    # an SDK session holding only the last turns keeps no log: rejected
-    sliced = SQLiteSession("sliced")
-    arun(sliced.add_items(quickstart_items()[6:]))
-    assert arun(check_quickstart(sliced)).passed is False
-    assert arun(check_quickstart(None)).passed is None
-    assert "not answered yet" in str(arun(check_quickstart(None)))
+# lesson 00's check: tests/eval/test_exercise_quickstart.py
 
 
 def test_run_cost_check():
