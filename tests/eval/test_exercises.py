@@ -62,20 +62,7 @@ def test_summarizing_check():
     assert arun(check_summarizing_setup(None, 3)).passed is None
 
 
-def test_budget_check():
-    from ctxlab import ContextManager, ToolOutputCompactor
-    from ctxlab.eval.exercises import check_budget_setup
-
-    assert arun(check_budget_setup(ContextManager(1800, role_aware=True))).passed
-    # what the lesson shows (2,500 tokens with compaction) is over budget, and compaction
-    # alone no longer fits into 1,800 tokens; a plain budget forgets
-    shown = ContextManager(2500, compactor=ToolOutputCompactor())
-    assert arun(check_budget_setup(shown)).passed is False
-    squeezed = arun(check_budget_setup(ContextManager(1800, compactor=ToolOutputCompactor())))
-    assert squeezed.passed is False and "ticket_id" in squeezed.message
-    forgetful = arun(check_budget_setup(ContextManager(1800)))
-    assert forgetful.passed is False and "forgot" in forgetful.message
-    assert arun(check_budget_setup(None)).passed is None
+# lesson 04's check: tests/eval/test_exercise_budget.py
 
 
 def test_memory_check():
