@@ -363,32 +363,15 @@ LEAKY_ORDER_OUTPUT: dict[str, Any] = {
 }
 
 
-def check_redaction(redactor: Any) -> CheckResult:
-    """Lesson 07: a Redactor that removes the customer's name and home address, masks the
-    email and the card number, and keeps what the agent needs (order id, status)."""
-    import json
+async def check_redaction(redactor: Any) -> CheckResult:
+    """Lesson 07: a Redactor that, on a session storing an order conversation, keeps the
+    order id, status, carrier and amount and stores no personal data: not from
+    :data:`LEAKY_ORDER_OUTPUT`, not from the card number the customer types into the chat,
+    not from a later record with a field the service added (:mod:`ctxlab.eval.
+    exercise_redaction`)."""
+    from .exercise_redaction import check_redaction as check
 
-    from ..core.redaction import Redactor
-
-    if redactor is None:
-        return _pending("`my_redactor`")
-    if not isinstance(redactor, Redactor):
-        return CheckResult(False, f"expected a ctxlab.Redactor, got {type(redactor).__name__}")
-    item = {"type": "function_call_output", "call_id": "call_ex7",
-            "output": json.dumps(LEAKY_ORDER_OUTPUT)}
-    redacted = redactor.redact_item(dict(item), "lookup_order")
-    text = str(redacted.get("output", ""))
-    leaks = [label for label, value in (
-        ("the customer's name", "Dana Whitfield"), ("the home address", "12 Elm Street"),
-        ("the email", "dana.whitfield@example.com"), ("the card number", "4111 1111 1111 1111"),
-    ) if value in text]
-    lost = [label for label, value in (("the order id", "ORD-55120"), ("the status", "shipped"))
-            if value not in text]
-    if leaks:
-        return CheckResult(False, f"still stored: {', '.join(leaks)}")
-    if lost:
-        return CheckResult(False, f"too much removed: {', '.join(lost)} must stay")
-    return CheckResult(True, f"stored as {text}")
+    return await check(redactor)
 
 
 # ---------------------------------------------------------------------------- lesson 02b

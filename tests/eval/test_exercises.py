@@ -97,13 +97,4 @@ def test_memory_check():
     assert arun(check_memory_setup(None, None)).passed is None
 
 
-def test_redaction_check():
-    from ctxlab import Redactor
-    from ctxlab.eval.exercises import check_redaction
-
-    assert check_redaction(Redactor(drop_fields=["customer_name", "home_address"])).passed
-    assert check_redaction(Redactor()).passed is False
-    assert check_redaction(Redactor(drop_fields=["customer_name", "home_address", "order_id"],
-                                    )).passed is False
-    assert check_redaction("redact please").passed is False
-    assert check_redaction(None).passed is None
+# lesson 07's check: tests/eval/test_exercise_redaction.py
