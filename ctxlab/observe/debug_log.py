@@ -6,8 +6,8 @@ a ``RunConfig(call_model_input_filter=...)`` that observes every model call of a
 one JSON line to ``<folder>/<session_id>.jsonl`` with
 
 * the session id, the call number, the agent, the time and the mode;
-* the tokens of each section of the call (instructions, tool schemas, summary, recent
-  turns, tool outputs, retrieved memory, structured state, new input) and the total;
+* the tokens of each section of the call (instructions, tool schemas, structured state,
+  summary, recent turns, tool outputs, retrieved memory, new input) and the total;
 * the ledger's counts and the ledger diff since the previous call (items added or removed,
   state transitions such as ``kept->summarized``, whether the summary changed), both of
   the ledger *as this call saw it* (:mod:`ctxlab.observe.call_ledger`: read during the
