@@ -92,12 +92,14 @@ class ContextDebugLog:
                       agent: Any = None) -> dict[str, Any]:
         """Build, write and return the record of one model call."""
         limit = getattr(getattr(self.session, "session_settings", None), "limit", None)
-        view, ledger = await self.session.view_with_ledger(limit)
+        view, now = await self.session.view_with_ledger(limit)
         tools = list(getattr(agent, "tools", ()) or ())
         counter = self.session.token_counter
+        ledger = await self._call_ledger(now, items)
+        if ledger is not now:  # its positions are this call's input
+            view = [items[e.position] for e in ledger.view() if e.position is not None]
         sections, labels = input_sections(items, view, list(ledger.view()), counter,
                                           instructions=instructions, tools=tools)
-        ledger = await self._call_ledger(ledger, items)
         state = LedgerState.of(ledger)
         self.calls += 1
         record: dict[str, Any] = {

@@ -119,6 +119,14 @@ def ledger_errors(session, log: LedgerKeepingLog, model: ScriptedModel) -> list[
         really = {i for i in stored if keys[i] in sent}
         if kept != really:
             errors.append(f"call {number}: logged as kept {sorted(kept)}, sent {sorted(really)}")
+    # the sections too: every tool output the model got is counted as a tool output
+    counter = session.token_counter
+    for record, call in zip(log.records(), model.calls, strict=True):
+        outputs = sum(counter.count_item(item) for item in call.input
+                      if item.get("type") == "function_call_output")
+        if record["sections"]["tool_outputs"] != outputs:
+            errors.append(f"call {record['call']}: {record['sections']['tool_outputs']} "
+                          f"tool-output tokens logged, {outputs} sent")
     return errors
 
 
