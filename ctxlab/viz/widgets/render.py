@@ -108,10 +108,9 @@ def legend_html(counts: Mapping[str, int] | None = None) -> str:
 
 
 def group_label_html(label: str, tokens: int, sent: int) -> str:
-    # its own line height: a widget's HTML box would give each line a widget's height
     return (
-        f"<div style='line-height:1.25;margin-top:3px'><b>{esc(label)}</b><br>"
-        f"<span style='color:#555;font-size:11px'>{sent:,} of {tokens:,} tok sent</span></div>"
+        f"<b>{esc(label)}</b><br><span style='color:#555;font-size:11px'>"
+        f"{sent} of {tokens} tok sent</span>"
     )
 
 
