@@ -82,7 +82,17 @@ class Lesson:
         """All text a code cell showed (streams, HTML with tags removed, plain reprs)."""
         cell = self.cells[self._index(cell_id)]
         assert cell["cell_type"] == "code", f"{self.name} {cell_id} is not code"
-        return "\n".join(_output_text(o) for o in cell.get("outputs", []))
+        parts: list[str] = []
+        previous = None
+        for output in cell.get("outputs", []):
+            # a stream continues across chunks (one print may arrive in several): join them
+            # as Jupyter shows them; other outputs start on a line of their own
+            stream = output.get("name") if output.get("output_type") == "stream" else None
+            if parts and not (stream and stream == previous):
+                parts.append("\n")
+            parts.append(_output_text(output))
+            previous = stream
+        return "".join(parts)
 
     def output_above(self, cell_id: str) -> str:
         """What the nearest code cell above ``cell_id`` showed."""

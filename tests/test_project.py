@@ -146,6 +146,36 @@ def test_run_lab_serves_the_repository_root_and_opens_the_first_lesson(monkeypat
     assert "--allow-root" in args and "running as root" in capsys.readouterr().out
 
 
+def test_run_lab_turns_off_jupyterlabs_news_and_keeps_other_overrides(tmp_path, capsys):
+    script = load_run_script()
+    assert "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate" in \
+        script.lab_command([])
+    path = script.quiet_lab_settings(tmp_path)
+    assert path == tmp_path / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    news = json.loads(path.read_text())["@jupyterlab/apputils-extension:notification"]
+    assert news == {"fetchNews": "false", "checkForUpdates": False}
+    # the same values the browser test runs JupyterLab with (no toast over the lesson)
+    from viz.test_browser import SETTINGS_OVERRIDES
+
+    assert news == SETTINGS_OVERRIDES["@jupyterlab/apputils-extension:notification"]
+    # a learner's own overrides survive, and running twice changes nothing
+    path.write_text(json.dumps({"@jupyterlab/apputils-extension:themes": {"theme": "dark"},
+                                "@jupyterlab/apputils-extension:notification":
+                                    {"fetchNews": "true", "doNotDisturbMode": True}}))
+    script.quiet_lab_settings(tmp_path)
+    again = json.loads(path.read_text())
+    assert again["@jupyterlab/apputils-extension:themes"] == {"theme": "dark"}
+    assert again["@jupyterlab/apputils-extension:notification"] == {
+        "fetchNews": "false", "checkForUpdates": False, "doNotDisturbMode": True}
+    before = path.read_text()
+    script.quiet_lab_settings(tmp_path)
+    assert path.read_text() == before
+    # a broken file is not overwritten, and the learner is told
+    path.write_text("{not json")
+    script.quiet_lab_settings(tmp_path)
+    assert path.read_text() == "{not json" and "not a JSON object" in capsys.readouterr().out
+
+
 def test_scaling_benchmark_runs_and_reports_every_target():
     out = run_script("benchmarks/bench_scaling.py", "--sizes", "200", "400", "--turns", "5",
                      "--memory-items", "400")

@@ -19,14 +19,16 @@ from typing import Any
 from .ledger import KEPT, SUMMARY, LedgerEntry
 from .tokens import TokenCounter, get_token_counter
 
-#: The sections of one model call, in the order they are drawn.
+#: The sections of one model call, in the order a :class:`~ctxlab.ContextManager` assembles
+#: them (and tables, bars and plots list them): instructions, structured state, the
+#: summary, the recent turns with their tool outputs, retrieved memory, the new input.
 SECTIONS: tuple[str, ...] = (
     "instructions",
+    "structured_state",
     "summary",
     "recent_turns",
     "tool_outputs",
     "retrieved_memory",
-    "structured_state",
     "new_input",
 )
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import html
 import numbers
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,35 +84,12 @@ def quickstart_items() -> list[dict[str, Any]]:
 
 async def check_quickstart(session: Any) -> CheckResult:
     """Lesson 00: a ctxlab session holding all of :func:`quickstart_items` whose view is
-    exactly the last 3 turns (the earlier ones dropped from the view, not deleted)."""
-    from ..core.turns import segment_turns
+    exactly the last 3 turns, with a ledger that explains it item by item (the earlier
+    items dropped from the view, not deleted) and a window that follows the conversation
+    (:mod:`ctxlab.eval.exercise_sessions`)."""
+    from .exercise_sessions import check_quickstart as check
 
-    if session is None:
-        return _pending("`my_session`")
-    items = quickstart_items()
-    if not hasattr(session, "raw_items") or not hasattr(session, "ledger"):
-        return CheckResult(False, f"a {type(session).__name__} keeps no raw log or ledger: use "
-                                  "a ctxlab session, which stores everything and decides "
-                                  "what the model sees")
-    try:
-        raw = await session.raw_items()
-        view = await session.get_items()
-        ledger = await session.ledger()
-    except Exception as exc:  # a broken answer is a verdict, not a crash
-        return CheckResult(False, f"reading the session failed: {type(exc).__name__}: {exc}")
-    if raw != items:
-        return CheckResult(False, "the session should store all 12 items of the exercise "
-                                  f"conversation, in order; it stores {len(raw)}")
-    turns = segment_turns(items).turns
-    expected = items[turns[-3].start:]
-    if view == expected:
-        dropped = sum(1 for e in ledger if e.state == "dropped")
-        return CheckResult(True, f"the model sees the last 3 turns ({len(view)} items, tool "
-                                 f"call and output together); {dropped} older items are "
-                                 "dropped from the view but still stored")
-    users = sum(1 for item in view if item.get("role") == "user")
-    return CheckResult(False, f"the view has {len(view)} items and {users} user turns; it "
-                              "should show exactly the last 3 turns, whole")
+    return await check(session)
 
 
 # ---------------------------------------------------------------------------- lesson 01
@@ -345,32 +321,13 @@ EXERCISE_BUDGET = 1800
 
 async def check_budget_setup(manager: Any) -> CheckResult:
     """Lesson 04: a ContextManager with ``max_tokens <= 1800`` under which the agent, over
-    the full-history chat, still answers all five recall probes (the lesson's 2,500-token
-    budget with tool-output compaction no longer fits)."""
-    from ..context import ContextManager
+    the full-history chat, still answers all five recall probes, and whose calls keep the
+    budget as *sent* (measured, not as the manager reports). A call may exceed it only if
+    it holds nothing but the part a manager never drops; the verdict names that call and
+    why (:mod:`ctxlab.eval.exercise_budget`)."""
+    from .exercise_budget import check_budget_setup as check
 
-    if manager is None:
-        return _pending("`my_manager`")
-    if not isinstance(manager, ContextManager):
-        return CheckResult(False, f"expected a ContextManager, got {type(manager).__name__}")
-    if manager.max_tokens > EXERCISE_BUDGET:
-        return CheckResult(False, f"max_tokens={manager.max_tokens:,}: the budget is "
-                                  f"{EXERCISE_BUDGET:,} tokens")
-    messages, probes = support_chat_script()
-    agent = make_support_agent(OfflineSupportModel())
-    config = manager.run_config(tracing_disabled=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        records = await run_conversation(agent, messages, SQLiteSession("exercise-04"),
-                                         run_config=config)
-    missed = [p.fact for p in probes if p.expected not in records[p.turn - 1].reply]
-    if missed:
-        return CheckResult(False, f"within {manager.max_tokens:,} tokens the agent forgot (or "
-                                  f"never obtained): {', '.join(missed)}; what else takes the "
-                                  "room in older turns besides tool outputs?")
-    largest = max(c.input_tokens or 0 for r in records for c in r.calls)
-    return CheckResult(True, f"all 5 probes answered with at most {manager.max_tokens:,} "
-                             f"tokens per call (largest call sent: {largest:,})")
+    return await check(manager)
 
 
 # ---------------------------------------------------------------------------- lesson 05
@@ -595,129 +552,28 @@ LEAKY_ORDER_OUTPUT: dict[str, Any] = {
 }
 
 
-def check_redaction(redactor: Any) -> CheckResult:
-    """Lesson 07: a Redactor that removes the customer's name and home address, masks the
-    email and the card number, and keeps what the agent needs (order id, status)."""
-    import json
+async def check_redaction(redactor: Any) -> CheckResult:
+    """Lesson 07: a Redactor that, on a session storing an order conversation, keeps the
+    order id, status, carrier and amount and stores no personal data: not from
+    :data:`LEAKY_ORDER_OUTPUT`, not from the card number the customer types into the chat,
+    not from a later record with a field the service added (:mod:`ctxlab.eval.
+    exercise_redaction`)."""
+    from .exercise_redaction import check_redaction as check
 
-    from ..core.redaction import Redactor
-
-    if redactor is None:
-        return _pending("`my_redactor`")
-    if not isinstance(redactor, Redactor):
-        return CheckResult(False, f"expected a ctxlab.Redactor, got {type(redactor).__name__}")
-    item = {"type": "function_call_output", "call_id": "call_ex7",
-            "output": json.dumps(LEAKY_ORDER_OUTPUT)}
-    redacted = redactor.redact_item(dict(item), "lookup_order")
-    text = str(redacted.get("output", ""))
-    leaks = [label for label, value in (
-        ("the customer's name", "Dana Whitfield"), ("the home address", "12 Elm Street"),
-        ("the email", "dana.whitfield@example.com"), ("the card number", "4111 1111 1111 1111"),
-    ) if value in text]
-    lost = [label for label, value in (("the order id", "ORD-55120"), ("the status", "shipped"))
-            if value not in text]
-    if leaks:
-        return CheckResult(False, f"still stored: {', '.join(leaks)}")
-    if lost:
-        return CheckResult(False, f"too much removed: {', '.join(lost)} must stay")
-    return CheckResult(True, f"stored as {text}")
+    return await check(redactor)
 
 
 # ---------------------------------------------------------------------------- lesson 02b
 
-def _own_session_scenarios() -> list[tuple[str, list[list[dict[str, Any]]]]]:
-    """Histories in the Runner's batches that a home-made session meets in real use."""
-    def user(text: str) -> dict[str, Any]:
-        return {"role": "user", "content": text}
-
-    def reply(text: str) -> dict[str, Any]:
-        return {"role": "assistant", "content": text}
-
-    def tool_round(cid: str, name: str = "lookup_device", *, reasoning: bool = False
-                   ) -> list[dict[str, Any]]:
-        head = [{"type": "reasoning", "id": f"rs_{cid}", "summary": []}] if reasoning else []
-        return [*head,
-                {"type": "function_call", "call_id": cid, "name": name, "arguments": "{}"},
-                {"type": "function_call_output", "call_id": cid, "output": f"result {cid}"}]
-
-    plain = [batch for t in range(6) for batch in ([user(f"question {t}")],
-                                                    [reply(f"answer {t}")])]
-    tools = []
-    for t in range(6):
-        tools += [[user(f"serial question {t}")], tool_round(f"c{t}", reasoning=t % 2 == 0),
-                  [reply(f"found {t}")]]
-    parallel = []
-    for t in range(5):
-        calls = [{"type": "function_call", "call_id": f"p{t}{k}", "name": "lookup",
-                  "arguments": "{}"} for k in range(2)]
-        outs = [{"type": "function_call_output", "call_id": f"p{t}{k}", "output": "ok"}
-                for k in (1, 0)]
-        parallel += [[user(f"two lookups {t}")], calls + outs, [reply(f"both done {t}")]]
-    approval = []  # a tool waiting for a human approval that never comes, then one more turn
-    for t in range(3):
-        approval += [[user(f"earlier {t}")], tool_round(f"e{t}"), [reply(f"done {t}")]]
-    approval += [[user("refund order 77")],
-                 [{"type": "reasoning", "id": "rs_refund", "summary": []},
-                  {"type": "function_call", "call_id": "refund-77", "name": "issue_refund",
-                   "arguments": "{}"}],
-                 [user("any news?")], [reply("still waiting for approval")]]
-    return [("plain turns", plain), ("tool rounds with reasoning", tools),
-            ("parallel tool calls", parallel), ("an approval that never comes", approval)]
-
-
 async def check_own_session(session_class: Any) -> CheckResult:
-    """Lesson 02b: a home-made session class ``session_class(max_turns=N)`` that shows the
-    last N turns and never sends something the API rejects: checked on histories the lesson
-    did not show (parallel calls, reasoning, a call waiting for an approval) and several N."""
-    if session_class is None:
-        return _pending("`MySession`")
-    from ..core.turns import segment_turns
-    from ..core.validate import validate_items
+    """Lesson 02b: a session class written by hand (not one of ctxlab's sessions, a
+    subclass or a wrapper of one), ``session_class(max_turns=N)``, that shows the last N
+    turns and never sends something the API rejects: checked on histories the lesson did
+    not show (parallel calls, reasoning, a call waiting for an approval) and several N, with
+    ``pop_item`` and ``clear_session`` (:mod:`ctxlab.eval.exercise_sessions`)."""
+    from .exercise_sessions import check_own_session as check
 
-    for name, batches in _own_session_scenarios():
-        stored = [item for batch in batches for item in batch]
-        for max_turns in (1, 2, 3):
-            try:
-                session = session_class(max_turns=max_turns)
-                for batch in batches:
-                    await session.add_items([dict(item) for item in batch])
-                view = await session.get_items()
-            except Exception as exc:  # a broken answer is a verdict, not a crash
-                return CheckResult(False, f"{name}, max_turns={max_turns}: the session raised "
-                                          f"{type(exc).__name__}: {exc}")
-            problems = validate_items(view, check_keys=False)
-            if problems:
-                return CheckResult(False, f"{name}, max_turns={max_turns}: the API would "
-                                          f"reject what it sends: {problems[0]}")
-            if any(item not in stored for item in view):
-                return CheckResult(False, f"{name}, max_turns={max_turns}: it sends an item "
-                                          "that was never stored (a changed or invented item)")
-            turns = segment_turns(stored).turns[-max_turns:]
-            needed = [stored[i] for turn in turns for i in turn.indices
-                      if not _waits_for_output(stored, i)]
-            missing = [item for item in needed if item not in view]
-            if missing:
-                return CheckResult(False, f"{name}, max_turns={max_turns}: {len(missing)} "
-                                          "item(s) of the last turns are missing, e.g. "
-                                          f"{str(missing[0])[:80]}")
-            users = sum(1 for item in view if item.get("role") == "user")
-            if users > max_turns:
-                return CheckResult(False, f"{name}, max_turns={max_turns}: it shows {users} "
-                                          "user turns")
-    return CheckResult(True, "valid windows of exactly the last N turns on every history, "
-                             "including parallel calls, reasoning and a call still waiting "
-                             "for its output (set aside until the output arrives)")
-
-
-def _waits_for_output(items: list[dict[str, Any]], index: int) -> bool:
-    """A call with no output anywhere after it (or the reasoning right before one)."""
-    item = items[index]
-    if item.get("type") == "reasoning":
-        return index + 1 < len(items) and _waits_for_output(items, index + 1)
-    if item.get("type") != "function_call":
-        return False
-    return not any(o.get("type") == "function_call_output" and o.get("call_id") ==
-                   item.get("call_id") for o in items[index + 1:])
+    return await check(session_class)
 
 
 # ---------------------------------------------------------------------------- lesson 08

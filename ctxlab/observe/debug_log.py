@@ -6,10 +6,12 @@ a ``RunConfig(call_model_input_filter=...)`` that observes every model call of a
 one JSON line to ``<folder>/<session_id>.jsonl`` with
 
 * the session id, the call number, the agent, the time and the mode;
-* the tokens of each section of the call (instructions, tool schemas, summary, recent
-  turns, tool outputs, retrieved memory, structured state, new input) and the total;
+* the tokens of each section of the call (instructions, tool schemas, structured state,
+  summary, recent turns, tool outputs, retrieved memory, new input) and the total;
 * the ledger's counts and the ledger diff since the previous call (items added or removed,
-  state transitions such as ``kept->summarized``, whether the summary changed);
+  state transitions such as ``kept->summarized``, whether the summary changed), both of
+  the ledger *as this call saw it* (:mod:`ctxlab.observe.call_ledger`: read during the
+  call, a session's own ledger already reflects this run's input);
 * a token alert, when a :class:`~ctxlab.observe.TokenMonitor` is attached and fires;
 * in ``"development"`` mode only: the full input items and the instructions (passed
   through a :class:`~ctxlab.Redactor` if one is given).
@@ -28,8 +30,10 @@ import time
 from pathlib import Path
 from typing import Any, Literal
 
+from ..core.ledger import Ledger
 from ..core.redaction import Redactor
 from ..core.session_ids import check_session_id
+from .call_ledger import call_ledger
 from .ledger_diff import LedgerState, ledger_diff
 from .monitor import TokenMonitor
 from .sections import input_sections
@@ -88,9 +92,12 @@ class ContextDebugLog:
                       agent: Any = None) -> dict[str, Any]:
         """Build, write and return the record of one model call."""
         limit = getattr(getattr(self.session, "session_settings", None), "limit", None)
-        view, ledger = await self.session.view_with_ledger(limit)
+        view, now = await self.session.view_with_ledger(limit)
         tools = list(getattr(agent, "tools", ()) or ())
         counter = self.session.token_counter
+        ledger = await self._call_ledger(now, items)
+        if ledger is not now:  # its positions are this call's input
+            view = [items[e.position] for e in ledger.view() if e.position is not None]
         sections, labels = input_sections(items, view, list(ledger.view()), counter,
                                           instructions=instructions, tools=tools)
         state = LedgerState.of(ledger)
@@ -121,6 +128,19 @@ class ContextDebugLog:
             record["input"] = [self._redact_item(it) for it in items]
         self._write(record)
         return record
+
+    async def _call_ledger(self, ledger: Ledger, items: list[Any]) -> Ledger:
+        """The session's ledger corrected to what this call sent: read now, it already
+        reflects this run's input, which moved the window after the Runner read it
+        (:mod:`ctxlab.observe.call_ledger`)."""
+        raw_items = getattr(self.session, "raw_items", None)
+        if raw_items is None:
+            return ledger
+        layout = getattr(self.session, "served_layout", None)
+        served = layout() if callable(layout) else None
+        model_input = [it if isinstance(it, dict) else dict(it) for it in items]
+        return call_ledger(ledger, await raw_items(), model_input, self.session.token_counter,
+                           served)
 
     def records(self) -> list[dict[str, Any]]:
         """Every record in the file (written by any process), oldest first."""

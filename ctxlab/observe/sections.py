@@ -1,5 +1,5 @@
-"""Which part of a model call each input item is: instructions, tools, summary, recent turns,
-tool outputs, retrieved memory, structured state or the new input, with their tokens.
+"""Which part of a model call each input item is: instructions, tools, structured state,
+summary, recent turns, tool outputs, retrieved memory or the new input, with their tokens.
 
 The model input is matched, in order, against the session's view (the items ``get_items``
 returns and their ledger entries): a matched item takes its entry's section (see

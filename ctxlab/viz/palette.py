@@ -58,13 +58,18 @@ NEUTRAL_COLOR = "#5E6B78"
 #: darker for more memory (a longer window, a larger budget), lighter for less.
 STRATEGY_FAMILIES: dict[str, tuple[str, str]] = {
     "full": ("#3D3D3D", "#3D3D3D"),  # charcoal: the baseline keeps everything
-    "trim": ("#5C0F1E", "#CC5A66"),  # wine
+    "trim": ("#981616", "#E99090"),  # crimson: a medium red even at trim 8, never charcoal
     "summarize": ("#2B1C72", "#9489D6"),  # indigo
     "firstlast": ("#3E4A00", "#9BA832"),  # olive
     "budget": ("#5E370B", "#C29255"),  # brown: a token ceiling over the full history
     "compact": ("#0F5C3A", "#0F5C3A"),  # deep green: bulky tool outputs compacted
     "other": ("#005F73", "#2E8B99"),  # slate: a strategy the palette does not know
 }
+
+#: How far a modifier moves a variant's shade (on the 0-1 size scale): ``+ recall`` is
+#: drawn lighter, so "trim 4 + state" and "trim 4 + recall" differ in colour too, not only
+#: in marker and line style.
+MODIFIER_SHADES: dict[str, float] = {"recall": -0.4}
 
 #: Markers for what is added on top of a base (state, recall, ...) or changes how it cuts
 #: (``step``: cache-friendly steps, ``cap``: a token cap); a plain variant is a circle.
@@ -221,11 +226,11 @@ def strategy_style(name: str) -> StrategyStyle:
 
     The colour's hue comes from the family (full history, trim, summarize, first/last,
     budget-only, compaction); its shade from how much the variant keeps (``trim 8`` is
-    darker than ``trim 3``). The line style also follows the size, shifted by what is added
-    on top; the marker says what is added (``+ state`` a square, ``+ recall`` a triangle,
-    cache-friendly ``/step`` a cross). The same name always gets the same style, whatever
-    else is in the plot, and spec and label agree: ``"trim:3"``, ``"trim 3"`` and
-    ``"trim 3 turns"`` look alike.
+    darker than ``trim 3``; ``+ recall`` lighter, :data:`MODIFIER_SHADES`). The line
+    style also follows the size, shifted by what is added on top; the marker says what is
+    added (``+ state`` a square, ``+ recall`` a triangle, cache-friendly ``/step`` a
+    cross). The same name always gets the same style, whatever else is in the plot, and
+    spec and label agree: ``"trim:3"``, ``"trim 3"`` and ``"trim 3 turns"`` look alike.
     """
     key = strategy_key(name)
     marker = MODIFIER_MARKERS.get(key.modifiers)
@@ -234,7 +239,8 @@ def strategy_style(name: str) -> StrategyStyle:
     bucket = min(3, int(4 * (1.0 - key.size)))  # 0 (solid) for the largest variants
     shift = _MARKER_ORDER.get(marker, 1) + (key.step if key.step > 1 else 0)
     linestyle = LINE_STYLES[(bucket + shift) % len(LINE_STYLES)]
-    return StrategyStyle(family_shade(key.family, key.size), linestyle, marker)
+    shade = key.size + sum(MODIFIER_SHADES.get(m, 0.0) for m in key.modifiers)
+    return StrategyStyle(family_shade(key.family, min(1.0, max(0.0, shade))), linestyle, marker)
 
 
 def family_shade(family: str, size: float) -> str:

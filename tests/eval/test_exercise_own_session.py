@@ -1,13 +1,16 @@
-"""Lesson 02b's exercise: the check accepts a correct home-made session and rejects the
-lesson's own starting point and the classic wrong answers."""
+"""Lesson 02b's exercise: the check accepts a session written by hand and rejects the
+lesson's own starting point, ctxlab's sessions (the exercise is to write one), degenerate
+windows and the classic wrong answers: each rejection below is a test."""
 
 from __future__ import annotations
 
 import copy
 
+import pytest
+from agents import SQLiteSession
 from agents.memory import SessionSettings
 
-from ctxlab import TrimmingSession
+from ctxlab import SummarizingSession, TrimmingSession
 from ctxlab.course.pitfalls import flatten_tool_items, last_n_items
 from ctxlab.eval.exercises import check_own_session
 
@@ -15,7 +18,8 @@ from conftest import arun
 
 
 class LessonSession:
-    """The lesson's 30-line session: right for plain turns, wrong for a pending call."""
+    """The lesson's 30-line session (its section 2): right for plain turns, wrong for a
+    pending call."""
 
     def __init__(self, session_id: str = "mine", max_turns: int = 3):
         self.session_id, self.max_turns = session_id, max_turns
@@ -40,17 +44,67 @@ class LessonSession:
         self.items.clear()
 
 
+def set_aside_pending(view: list) -> list:
+    """The exercise's repair: calls whose output never came, with the reasoning before them."""
+    answered = {it.get("call_id") for it in view if it.get("type") == "function_call_output"}
+    keep = [it.get("type") != "function_call" or it.get("call_id") in answered for it in view]
+    for k in range(len(view) - 1):
+        if view[k].get("type") == "reasoning" and not keep[k + 1]:
+            keep[k] = False
+    return [it for it, kept in zip(view, keep, strict=True) if kept]
+
+
 class Answer(LessonSession):
-    """A right answer: calls whose output never came are set aside (with their reasoning)."""
+    """A right answer: the lesson's session with the pending calls set aside."""
 
     def window(self) -> list:
-        view = super().window()
-        answered = {it.get("call_id") for it in view if it.get("type") == "function_call_output"}
-        out = [it for it in view if it.get("type") != "function_call"
-               or it.get("call_id") in answered]
-        return [it for k, it in enumerate(out) if it.get("type") != "reasoning"
-                or (k + 1 < len(out) and out[k + 1].get("type") != "reasoning"
-                    and out[k + 1] in view and view.index(out[k + 1]) == view.index(it) + 1)]
+        return set_aside_pending(super().window())
+
+
+class SQLiteAnswer:
+    """A right answer that stores its items in the SDK's SQLiteSession (a store, not a
+    memory strategy: the window is still written by hand)."""
+
+    def __init__(self, max_turns: int = 3):
+        self.session_id, self.max_turns = "sqlite-answer", max_turns
+        self.session_settings = SessionSettings()
+        self.store = SQLiteSession(self.session_id)
+
+    async def get_items(self, limit=None):
+        items = await self.store.get_items()
+        starts = [i for i, it in enumerate(items) if it.get("role") == "user"]
+        first = starts[-self.max_turns] if len(starts) >= self.max_turns else 0
+        return set_aside_pending(items[first:])
+
+    async def add_items(self, items):
+        await self.store.add_items(items)
+
+    async def pop_item(self):
+        return await self.store.pop_item()
+
+    async def clear_session(self):
+        await self.store.clear_session()
+
+
+# ---------------------------------------------------------------------- wrong answers
+
+
+class SubclassedTrimming(TrimmingSession):
+    """A thin subclass of ctxlab's session: nothing written by hand."""
+
+
+class WrappedTrimming(LessonSession):
+    """Delegates the window to a ctxlab session it holds."""
+
+    def __init__(self, max_turns: int = 3):
+        super().__init__(max_turns=max_turns)
+        self.inner = {"memory": TrimmingSession("inner", max_turns=max_turns)}
+
+    async def get_items(self, limit=None):
+        return await self.inner["memory"].get_items()
+
+    async def add_items(self, items):
+        await self.inner["memory"].add_items(items)
 
 
 class ItemCut(LessonSession):
@@ -63,19 +117,88 @@ class Flattening(Answer):
         self.items.extend(flatten_tool_items(items))
 
 
-def verdict(cls) -> bool | None:
-    return arun(check_own_session(cls)).passed
+class Everything(Answer):
+    """Ignores max_turns: sends the whole history."""
+
+    def window(self) -> list:
+        return set_aside_pending(self.items)
+
+
+class Nothing(Answer):
+    def window(self) -> list:
+        return []
+
+
+class NoToolTraffic(LessonSession):
+    """Avoids the problem by never sending tool items: the model loses every tool result."""
+
+    def window(self) -> list:
+        return [it for it in super().window()
+                if it.get("type") not in ("function_call", "function_call_output", "reasoning")]
+
+
+class KeepsReasoning(LessonSession):
+    """Sets the pending call aside but leaves the reasoning item that preceded it."""
+
+    def window(self) -> list:
+        view = super().window()
+        answered = {it.get("call_id") for it in view
+                    if it.get("type") == "function_call_output"}
+        return [it for it in view if it.get("type") != "function_call"
+                or it.get("call_id") in answered]
+
+
+class CrashesOnLongWindows(Answer):
+    """``starts[-max_turns]`` without the guard: fails when the window exceeds the history."""
+
+    def window(self) -> list:
+        starts = [i for i, it in enumerate(self.items) if it.get("role") == "user"]
+        return set_aside_pending(self.items[starts[-self.max_turns]:])
+
+
+class NoSettings(Answer):
+    """Misses ``session_settings``: the Runner's protocol check fails."""
+
+    def __init__(self, max_turns: int = 3):
+        super().__init__(max_turns=max_turns)
+        del self.session_settings
+
+
+class PopDoesNothing(Answer):
+    async def pop_item(self):
+        return None
+
+
+def verdict(answer):
+    return arun(check_own_session(answer))
 
 
 def test_right_answers_pass():
-    assert verdict(Answer) is True
-    assert verdict(TrimmingSession) is True  # ctxlab's own
+    assert verdict(Answer).passed is True
+    assert verdict(SQLiteAnswer).passed is True  # an SDK store underneath is fine
 
 
-def test_the_lessons_starting_point_and_classic_mistakes_fail():
-    result = arun(check_own_session(LessonSession))
-    assert result.passed is False and "approval" in result.message
-    assert verdict(ItemCut) is False
-    assert verdict(Flattening) is False
-    assert arun(check_own_session(None)).passed is None
-    assert verdict(lambda **kw: 1 / 0) is False  # a broken answer is a verdict
+@pytest.mark.parametrize(("answer", "expected"), [
+    (LessonSession, "an approval that never comes"),  # what the lesson itself shows
+    (TrimmingSession, "is ctxlab's TrimmingSession"),  # the hint used to suggest it
+    (SummarizingSession, "is ctxlab's SummarizingSession"),
+    (SubclassedTrimming, "subclass of ctxlab's TrimmingSession"),
+    (WrappedTrimming, "hands the work to a ctxlab TrimmingSession"),
+    (ItemCut, "it shows 3 user turns"),
+    (Flattening, "never stored (a changed or invented item)"),
+    (Everything, "user turns"),
+    (Nothing, "missing"),
+    (NoToolTraffic, "missing"),
+    (KeepsReasoning, "the API would reject"),
+    (CrashesOnLongWindows, "the session raised IndexError"),
+    (NoSettings, "would not accept it as a session"),
+    (PopDoesNothing, "pop_item() returned None"),
+    (lambda **kw: 1 / 0, "raised ZeroDivisionError"),  # a broken answer is a verdict
+], ids=lambda value: getattr(value, "__name__", None) if callable(value) else None)
+def test_wrong_answers_are_rejected_and_told_why(answer, expected):
+    result = verdict(answer)
+    assert result.passed is False and expected in result.message, result.message
+
+
+def test_no_answer_yet():
+    assert verdict(None).passed is None

@@ -10,6 +10,8 @@ from agents import Agent, RunConfig, Runner, SQLiteSession, function_tool, set_t
 from agents.testing import ScriptedModel, assistant_message, function_call
 
 from ctxlab import SummarizingSession, TrimmingSession, validate_items
+from ctxlab.core.digest import canonical_json
+from ctxlab.core.items import model_safe
 from ctxlab.core.redaction import Redactor
 from ctxlab.core.session_ids import InvalidSessionIdError
 from ctxlab.observe import RECORD_SECTIONS, ContextDebugLog, TokenAlert, TokenMonitor
@@ -72,12 +74,85 @@ def test_one_record_per_model_call_with_sections_and_ledger_diffs(tmp_path):
         # the tool round between the two calls of turn 1 shows up as added items
         assert second["ledger_diff"]["added"] == [[1, 2]]
         assert second["item_sections"] == ["new_input", "recent_turns", "tool_outputs"]
-        # turn 3 pushes turn 1 out of the two-turn window: kept -> dropped
-        third_turn = records[4]["ledger_diff"]
-        assert third_turn["changed"] == {"kept->dropped": [[0, 3]]}
-        assert records[-1]["ledger"]["counts"]["dropped"] == 8
+        # The Runner reads the session before it stores a run's input: turn 3's calls are
+        # sent turns 1-2 (the two-turn window), so turn 1 is still kept there; turn 4's
+        # first call is the one without it: kept -> dropped
+        assert records[4]["ledger_diff"]["changed"] == {}
+        assert records[6]["ledger_diff"]["changed"] == {"kept->dropped": [[0, 3]]}
+        assert records[-1]["ledger"]["counts"]["dropped"] == 4
 
     arun(go())
+
+
+class LedgerKeepingLog(ContextDebugLog):
+    """Keeps the ledger each record was written from (to compare with the model input)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.ledgers: list = []
+
+    async def _call_ledger(self, ledger, items):
+        ledger = await super()._call_ledger(ledger, items)
+        self.ledgers.append(ledger)
+        return ledger
+
+
+class AheadLog(LedgerKeepingLog):
+    """The first edition's log, kept as the broken variant: it reports the session's ledger
+    as read during the call, after this run's input moved the window."""
+
+    async def _call_ledger(self, ledger, items):
+        self.ledgers.append(ledger)
+        return ledger
+
+
+def ledger_errors(session, log: LedgerKeepingLog, model: ScriptedModel) -> list[str]:
+    """Calls whose logged ledger says an item was sent that the model did not get, or not
+    sent when it did (checked against the model's own record of its input)."""
+    raw = arun(session.raw_items())
+    keys = [canonical_json(model_safe(item)) for item in raw]
+    errors = []
+    for number, (ledger, call) in enumerate(zip(log.ledgers, model.calls, strict=True), 1):
+        sent = {canonical_json(model_safe(item)) for item in call.input}
+        stored = {e.index for e in ledger if e.index is not None}
+        kept = {e.index for e in ledger if e.index is not None and e.state == "kept"}
+        really = {i for i in stored if keys[i] in sent}
+        if kept != really:
+            errors.append(f"call {number}: logged as kept {sorted(kept)}, sent {sorted(really)}")
+    # the sections too: every tool output the model got is counted as a tool output
+    counter = session.token_counter
+    for record, call in zip(log.records(), model.calls, strict=True):
+        outputs = sum(counter.count_item(item) for item in call.input
+                      if item.get("type") == "function_call_output")
+        if record["sections"]["tool_outputs"] != outputs:
+            errors.append(f"call {record['call']}: {record['sections']['tool_outputs']} "
+                          f"tool-output tokens logged, {outputs} sent")
+    return errors
+
+
+@pytest.mark.parametrize("make", [
+    lambda: TrimmingSession("trim", max_turns=2),
+    lambda: TrimmingSession("trim1", max_turns=1),
+    lambda: SummarizingSession(1, 2, RecordingSummarizer(), session_id="fold"),
+], ids=["trim 2", "trim 1", "summarize 1/2"])
+def test_the_logged_ledger_is_the_one_each_call_was_sent(tmp_path, make):
+    model = ScriptedModel(script(5))
+    session = make()
+    debug = LedgerKeepingLog(session, tmp_path)
+    arun(converse(session, debug, 5, model))
+    assert len(debug.ledgers) == len(model.calls) == 10
+    assert ledger_errors(session, debug, model) == []
+    for ledger, record in zip(debug.ledgers, debug.records(), strict=True):
+        assert record["ledger"]["counts"] == ledger.counts()
+        # what the ledger says is sent adds up to the input (the synthetic items included)
+        sent = [e for e in ledger if e.state in ("kept", "summary")]
+        assert len(sent) == record["items"]
+    # the broken variant, on the same conversation, reports items one turn ahead
+    model = ScriptedModel(script(5))
+    session = make()
+    ahead = AheadLog(session, tmp_path / "ahead")
+    arun(converse(session, ahead, 5, model))
+    assert ledger_errors(session, ahead, model) != []
 
 
 def test_production_mode_writes_metadata_only(tmp_path):
@@ -211,3 +286,25 @@ def test_bad_configuration_is_reported_and_logging_failures_never_break_a_run(tm
         assert "could not write the context-debug record of session 'ok'" in caplog.text
 
     arun(go())
+
+
+def test_call_ledger_without_the_served_view_matches_the_newest_copies():
+    from ctxlab.observe.call_ledger import call_ledger
+
+    session = TrimmingSession("dupes", max_turns=2)
+    items = []
+    for n in range(4):  # the same reply in every turn: content alone cannot tell them apart
+        items += [{"role": "user", "content": f"question {n}"},
+                  {"role": "assistant", "content": "ok"}]
+    arun(session.add_items(items))
+    served = arun(session.get_items())  # turns 3-4, as the Runner reads them
+    arun(session.add_items([{"role": "user", "content": "question 4"}]))  # then stores
+    model_input = [*served, {"role": "user", "content": "question 4"}]
+    now = arun(session.ledger())
+    assert now[4].state == "dropped"  # read during the call, the window has moved on
+    for layout in (session.served_layout(), None):  # by turn, or from the end of the log
+        ledger = call_ledger(now, arun(session.raw_items()), model_input,
+                             session.token_counter, layout)
+        assert [e.state for e in ledger] == ["dropped"] * 4 + ["kept"] * 5
+        assert [e.position for e in ledger][4:] == [0, 1, 2, 3, 4]
+        assert "window has moved" in ledger[4].reason

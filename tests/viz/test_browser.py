@@ -4,7 +4,10 @@ The test writes a notebook into a temporary directory (no .ipynb is committed un
 where nbval would collect it), starts an isolated JupyterLab on 127.0.0.1, runs every cell
 from the Run menu, waits for the ReplayView and SessionView to render, moves the replay
 forward with its "next" button and checks that the chips changed, then clicks a chip and
-reads the detail pane. A screenshot goes to artifacts/.
+reads the detail pane. A second test scrubs a 100-turn replay and measures its layout: rows
+never overlap or clip their chips, the body scrolls, and the widget keeps its height from
+one snapshot to the next; the same measurements run on a deliberately broken variant (the
+first edition's layout) and must catch it. Screenshots go to artifacts/.
 
 Without /usr/bin/chromium (or CTXLAB_CHROMIUM) or the playwright package the test is
 skipped, except when CI is "true": there a missing browser is a failure. Every process it
@@ -138,12 +141,12 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _write_notebook(path: Path) -> None:
+def _write_notebook(path: Path, cells: tuple[str, ...] = (CONVERSATION_CELL, REPLAY_CELL,
+                                                           SESSION_CELL)) -> None:
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
-    nb.cells = [nbformat.v4.new_code_cell(src)
-                for src in (CONVERSATION_CELL, REPLAY_CELL, SESSION_CELL)]
+    nb.cells = [nbformat.v4.new_code_cell(src) for src in cells]
     nbformat.write(nb, path)
 
 
@@ -272,6 +275,26 @@ def _chip_states(page: Any, selector: str) -> list[str | None]:
     return page.eval_on_selector_all(selector, CHIP_STATES_JS)
 
 
+def _open_and_run_all(page: Any, lab: JupyterLab, name: str) -> None:
+    """Open ``name``, wait for its kernel, and run every cell from the Run menu."""
+    page.set_default_timeout(UI_TIMEOUT_MS)
+    page.goto(f"{lab.url}/lab/tree/{name}")
+    page.wait_for_selector(".jp-NotebookPanel .jp-Cell")
+    # The kernel has started (its name is in the toolbar) and is idle.
+    page.wait_for_selector(".jp-NotebookPanel-toolbar .jp-KernelName:has-text('Python')")
+    page.wait_for_selector(".jp-NotebookPanel-toolbar "
+                           ".jp-Notebook-ExecutionIndicator[data-status='idle']")
+    page.click(".lm-MenuBar-itemLabel:text-is('Run')")
+    page.click("li[data-command='runmenu:run-all']")
+
+
+def _assert_no_errors(page: Any) -> None:
+    outputs = page.inner_text(".jp-NotebookPanel .jp-Notebook")
+    assert "Loading widget" not in outputs
+    assert "Error displaying widget" not in outputs
+    assert "Traceback" not in outputs, outputs
+
+
 def test_widgets_render_and_scrub_in_jupyterlab(sync_api: Any, lab: JupyterLab) -> None:
     started = time.monotonic()
     _write_notebook(lab.root / "widgets.ipynb")
@@ -283,29 +306,14 @@ def test_widgets_render_and_scrub_in_jupyterlab(sync_api: Any, lab: JupyterLab) 
                                      args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 1800})
-            page.set_default_timeout(UI_TIMEOUT_MS)
             try:
-                page.goto(f"{lab.url}/lab/tree/widgets.ipynb")
-                page.wait_for_selector(".jp-NotebookPanel .jp-Cell")
-                # The kernel has started (its name is in the toolbar) and is idle.
-                page.wait_for_selector(
-                    ".jp-NotebookPanel-toolbar .jp-KernelName:has-text('Python')"
-                )
-                page.wait_for_selector(".jp-NotebookPanel-toolbar "
-                                       ".jp-Notebook-ExecutionIndicator[data-status='idle']")
-
-                page.click(".lm-MenuBar-itemLabel:text-is('Run')")
-                page.click("li[data-command='runmenu:run-all']")
-
+                _open_and_run_all(page, lab, "widgets.ipynb")
                 page.wait_for_selector(replay_chips)
                 page.wait_for_selector(".ctxlab-session-view:not(.ctxlab-replay-view *) "
                                        "button.ctxlab-chip")
                 page.wait_for_selector(".jp-NotebookPanel-toolbar "
                                        ".jp-Notebook-ExecutionIndicator[data-status='idle']")
-                outputs = page.inner_text(".jp-NotebookPanel .jp-Notebook")
-                assert "Loading widget" not in outputs
-                assert "Error displaying widget" not in outputs
-                assert "Traceback" not in outputs, outputs
+                _assert_no_errors(page)
 
                 # Step 3 of the replay (the model call of turn 3): nothing trimmed yet.
                 before = _chip_states(page, replay_chips)
@@ -326,6 +334,10 @@ def test_widgets_render_and_scrub_in_jupyterlab(sync_api: Any, lab: JupyterLab) 
                 after = _chip_states(page, replay_chips)
                 # Turn 4's call: turn 1 (4 items) slid out of the 2-turn window.
                 assert after == ["dropped"] * 4 + ["kept"] * 6, after
+                # chips share one style per state: a chip that changed state changed colour
+                colours = page.eval_on_selector_all(
+                    replay_chips, "els => els.map(e => getComputedStyle(e).backgroundColor)")
+                assert colours == ["rgb(153, 153, 153)"] * 4 + ["rgb(0, 158, 115)"] * 6, colours
                 assert "turn 4" in page.inner_text(".ctxlab-replay-status")
                 value = page.inner_text(".ctxlab-replay-view .widget-readout")
                 assert value.strip() == "4"
@@ -355,3 +367,220 @@ def test_widgets_render_and_scrub_in_jupyterlab(sync_api: Any, lab: JupyterLab) 
             browser.close()
     elapsed = time.monotonic() - started
     print(f"browser test: {elapsed:.1f}s from notebook written to browser closed")
+
+
+# ------------------------------------------------------------------------- a long replay
+
+LONG_CONVERSATION_CELL = """\
+import ipywidgets as widgets
+from ctxlab import TrimmingSession
+from ctxlab.viz.widgets import ReplayView
+
+def long_conversation(turns):
+    items = []
+    for n in range(1, turns + 1):
+        items.append({"role": "user", "content": f"Turn {n}: the printer still shows error {n}."})
+        if n % 3 == 0:  # every third turn has a tool round: rows of 4 chips
+            items += [{"type": "function_call", "call_id": f"c{n}", "name": "lookup_printer",
+                       "arguments": "{}"},
+                      {"type": "function_call_output", "call_id": f"c{n}",
+                       "output": f"printer record {n}: toner low, tray 2 jammed"}]
+        items.append({"role": "assistant", "content": f"Try step {n} of the checklist."})
+    return items
+
+conversation = long_conversation(100)
+"""
+
+LONG_REPLAY_CELL = """\
+long_view = await ReplayView.record(conversation, TrimmingSession("long", max_turns=3),
+                                    title="100 turns, max_turns=3")
+long_view
+"""
+
+# The first edition's layout, kept so that the test shows it catches it: the body has a
+# fixed height and the rows inside it may shrink (ipywidgets boxes are flex containers
+# whose children shrink), the widget is as tall as its parts, and the new-input line is
+# empty after the last turn.
+FIRST_EDITION_CELL = """\
+class FirstEditionLayout(ReplayView):
+    HEIGHT = None
+
+    def _body_layout(self):
+        return widgets.Layout(height="420px", overflow="auto", border="1px solid #ddd",
+                              padding="4px")
+
+    @staticmethod
+    def _new_input_html(fresh, *, final):
+        return "" if final else ReplayView._new_input_html(fresh, final=final)
+
+    def _render(self, step):
+        super()._render(step)
+        view = self.session_view
+        for part in (view, view.header, view.legend, view.groups_box, view.detail):
+            part.layout.flex = None
+        for row, _label, _chips in view._rows:
+            row.layout.flex = None
+
+broken_view = await FirstEditionLayout.record(
+    conversation, TrimmingSession("broken", max_turns=3), title="first edition layout")
+broken_view
+"""
+
+LONG_TURNS = 100
+SNAPSHOTS = LONG_TURNS + 1  # one per turn, and the view after the last one
+#: A snapshot of 100 turns is some 700 widget views (a button per chip): on a busy 2-core
+#: machine the browser took over a minute to draw the second replay of the notebook.
+LONG_UI_TIMEOUT_MS = 240_000
+
+LAYOUT_JS = """
+root => {
+  const body = root.querySelector('.ctxlab-replay-body');
+  const rows = [...body.querySelectorAll('.ctxlab-session-view .ctxlab-group')];
+  const boxes = rows.map(r => r.getBoundingClientRect());
+  let overlaps = 0, clipped = 0, chip = 0;
+  for (let i = 1; i < boxes.length; i++) {
+    if (boxes[i].top < boxes[i - 1].bottom - 0.5) overlaps++;
+  }
+  rows.forEach((row, i) => row.querySelectorAll('.ctxlab-chip').forEach(c => {
+    const b = c.getBoundingClientRect();
+    chip = Math.max(chip, b.height);
+    if (b.bottom > boxes[i].bottom + 0.5 || b.top < boxes[i].top - 0.5) clipped++;
+  }));
+  return {
+    rows: rows.length, overlaps, clipped, chip,
+    row: rows.length ? Math.min(...boxes.map(b => b.height)) : null,
+    scrollHeight: body.scrollHeight, clientHeight: body.clientHeight,
+    height: root.getBoundingClientRect().height,
+    status: root.querySelector('.ctxlab-replay-status').innerText,
+  };
+}
+"""
+
+SCROLL_TO_END_JS = """
+root => {
+  const body = root.querySelector('.ctxlab-replay-body');
+  body.scrollTop = body.scrollHeight;
+  const rows = body.querySelectorAll('.ctxlab-session-view .ctxlab-group');
+  const last = rows[rows.length - 1].getBoundingClientRect();
+  const frame = body.getBoundingClientRect();
+  return {scrollTop: body.scrollTop, lastRowVisible: last.bottom <= frame.bottom + 0.5
+          && last.top >= frame.top - 0.5};
+}
+"""
+
+
+def layout_problems(measured: dict[str, Any]) -> list[str]:
+    """What is wrong with one snapshot's layout (empty: readable)."""
+    problems = []
+    if measured["overlaps"]:
+        problems.append(f"{measured['overlaps']} rows overlap the row above")
+    if measured["clipped"]:
+        problems.append(f"{measured['clipped']} chips stick out of their row")
+    if measured["rows"] and measured["row"] < measured["chip"]:
+        problems.append(f"rows squashed to {measured['row']:.1f} px around "
+                        f"{measured['chip']:.0f} px chips")
+    if measured["rows"] > 12 and measured["scrollHeight"] <= measured["clientHeight"]:
+        problems.append(f"{measured['rows']} rows and the body does not scroll (scrollHeight "
+                        f"= clientHeight = {measured['clientHeight']} px)")
+    return problems
+
+
+def _go(page: Any, root: Any, step: int) -> None:
+    """Type ``step`` into the slider's readout, as a learner would, and wait for it."""
+    readout = root.locator(".ctxlab-replay-slider .widget-readout")
+    readout.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type(str(step))
+    page.keyboard.press("Enter")
+    _wait_for_step(root, step)
+
+
+def _wait_for_step(root: Any, step: int) -> None:
+    # JupyterLab renders cells lazily as they scroll into view: measure what a learner sees
+    root.scroll_into_view_if_needed(timeout=LONG_UI_TIMEOUT_MS)
+    root.locator(".ctxlab-replay-status", has_text=f"({step} of {SNAPSHOTS})").wait_for(
+        timeout=LONG_UI_TIMEOUT_MS)
+    # the chips of that snapshot are drawn: one row per turn stored before it
+    rows = min(step - 1, LONG_TURNS)
+    root.page.wait_for_function(
+        "([el, n]) => el.querySelectorAll('.ctxlab-replay-body .ctxlab-group').length === n",
+        arg=[root.element_handle(), rows], polling=250, timeout=LONG_UI_TIMEOUT_MS,
+    )
+
+
+def test_a_100_turn_replay_scrolls_and_keeps_its_height(sync_api: Any, lab: JupyterLab) -> None:
+    # Two notebooks, run one after the other: two replays of some 700 widget views each,
+    # sent in one "run all", sometimes left the second one without rows on a busy machine
+    # (ipywidgets' frontend: "Could not add child view to box").
+    _write_notebook(lab.root / "long.ipynb", (LONG_CONVERSATION_CELL, LONG_REPLAY_CELL))
+    _write_notebook(lab.root / "long_first_edition.ipynb",
+                    (LONG_CONVERSATION_CELL, FIRST_EDITION_CELL))
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                     args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1400})
+            try:
+                _open_and_run_all(page, lab, "long.ipynb")
+                page.set_default_timeout(LONG_UI_TIMEOUT_MS)
+                page.wait_for_selector(".ctxlab-replay-view")
+                page.wait_for_selector(".jp-NotebookPanel-toolbar "
+                                       ".jp-Notebook-ExecutionIndicator[data-status='idle']")
+                _assert_no_errors(page)
+                view = page.locator(".ctxlab-replay-view")
+
+                # Scrub the replay: the last snapshot, back one, far back, the start, then
+                # forward again, with a chip's full text open; measure every stop.
+                _wait_for_step(view, SNAPSHOTS)
+                seen = {SNAPSHOTS: view.evaluate(LAYOUT_JS)}
+                view.locator(".ctxlab-prev").click()
+                _wait_for_step(view, SNAPSHOTS - 1)
+                seen[SNAPSHOTS - 1] = view.evaluate(LAYOUT_JS)
+                view.screenshot(path=str(ARTIFACTS / "replay_100_turns.png"))
+                for step in (50, 1, 12):
+                    _go(page, view, step)
+                    seen[step] = view.evaluate(LAYOUT_JS)
+                view.locator(".ctxlab-next").click()
+                _wait_for_step(view, 13)
+                view.locator(".ctxlab-replay-body button.ctxlab-chip").nth(3).click()
+                view.locator(".ctxlab-detail-text").wait_for()
+                seen[13] = view.evaluate(LAYOUT_JS)  # the detail pane is open
+                _go(page, view, SNAPSHOTS)
+                seen[0] = view.evaluate(LAYOUT_JS)  # back at the end, detail pane still open
+
+                for step, measured in seen.items():
+                    assert layout_problems(measured) == [], (step, measured)
+                heights = {step: m["height"] for step, m in seen.items()}
+                assert max(heights.values()) - min(heights.values()) <= 1, heights
+                late = seen[SNAPSHOTS - 1]
+                assert late["rows"] == LONG_TURNS - 1 and late["row"] >= late["chip"]
+                assert late["scrollHeight"] > 5 * late["clientHeight"], late
+                end = view.evaluate(SCROLL_TO_END_JS)
+                assert end["scrollTop"] > 0 and end["lastRowVisible"], end
+
+                # The same measurements catch the first edition's layout.
+                _open_and_run_all(page, lab, "long_first_edition.ipynb?reset")
+                page.set_default_timeout(LONG_UI_TIMEOUT_MS)
+                broken = page.locator(".ctxlab-replay-view")
+                broken.wait_for()
+                _assert_no_errors(page)
+                _wait_for_step(broken, SNAPSHOTS)
+                old_last = broken.evaluate(LAYOUT_JS)
+                broken.locator(".ctxlab-prev").click()
+                _wait_for_step(broken, SNAPSHOTS - 1)
+                old = broken.evaluate(LAYOUT_JS)
+                broken.screenshot(path=str(ARTIFACTS / "replay_100_turns_first_edition.png"))
+                found = " | ".join(layout_problems(old))
+                assert "chips stick out of their row" in found, old
+                assert "rows squashed" in found and "does not scroll" in found, old
+                assert abs(old["height"] - old_last["height"]) > 1, (old, old_last)
+                print(f"100-turn replay: rows {late['row']:.0f} px around {late['chip']:.0f} px "
+                      f"chips, body scrollHeight {late['scrollHeight']} px in "
+                      f"{late['clientHeight']} px, height {late['height']:.0f} px at every "
+                      f"stop; first edition: {found}; height {old_last['height']:.0f} -> "
+                      f"{old['height']:.0f} px")
+            finally:
+                page.screenshot(path=str(ARTIFACTS / "jupyterlab_long_replay.png"))
+        finally:
+            browser.close()

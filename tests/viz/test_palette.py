@@ -65,7 +65,7 @@ def test_the_style_depends_on_the_name_only():
     assert first == again
     color, linestyle, marker = strategy_style("trim 3")  # unpacks like a tuple
     assert isinstance(strategy_style("trim 3"), StrategyStyle)
-    assert (color, linestyle, marker) == ("#B34956", ":", "o")  # fixed across releases
+    assert (color, linestyle, marker) == ("#D77474", ":", "o")  # fixed across releases
 
 
 def test_strategy_colours_are_never_state_or_section_colours():
@@ -135,3 +135,35 @@ def test_unknown_names_are_stable_and_bad_names_are_refused():
     with pytest.raises(ValueError, match="size must be between 0 and 1"):
         family_shade("trim", 1.5)
     assert family_color("trim") == STRATEGY_FAMILIES["trim"][0]
+
+
+#: Pairs the lessons draw side by side that learners found hard to tell apart, with the
+#: colour distance (CIE76) each must keep. The first edition's values, kept below as the
+#: broken variant, fail them.
+DISTINCT_PAIRS = {
+    ("full", "trim:8"): 50.0,  # a dark wine next to charcoal, both solid lines with circles
+    ("trim:4+state", "trim:4+recall"): 15.0,  # were one colour, told apart by marker only
+    ("trim:8", "trim:3"): 20.0,
+    ("trim:8", "trim:4+state"): 15.0,  # lesson 06 draws all three trims together
+    ("trim:8", "trim:4+recall"): 15.0,
+}
+FIRST_EDITION_TRIM = ("#5C0F1E", "#CC5A66")
+
+
+def _pair_distances() -> dict[tuple[str, str], float]:
+    return {pair: color_distance(strategy_style(pair[0]).color, strategy_style(pair[1]).color)
+            for pair in DISTINCT_PAIRS}
+
+
+def test_strategies_drawn_together_differ_in_colour(monkeypatch: pytest.MonkeyPatch):
+    distances = _pair_distances()
+    for pair, least in DISTINCT_PAIRS.items():
+        assert distances[pair] >= least, (pair, round(distances[pair], 1))
+    # the same test on the first edition's colours: it fails, so it can catch a regression
+    import ctxlab.viz.palette as palette
+
+    monkeypatch.setitem(palette.STRATEGY_FAMILIES, "trim", FIRST_EDITION_TRIM)
+    monkeypatch.setattr(palette, "MODIFIER_SHADES", {})
+    old = _pair_distances()
+    failing = {pair for pair, least in DISTINCT_PAIRS.items() if old[pair] < least}
+    assert {("full", "trim:8"), ("trim:4+state", "trim:4+recall")} <= failing, old

@@ -33,7 +33,7 @@ def check_sections(sections: Mapping[str, Any]) -> dict[str, int]:
 
 class BudgetBar(widgets.VBox):
     """Two bars on one scale: what the model is sent now, split by section (instructions,
-    summary, recent turns, tool outputs, retrieved memory, structured state, new input), and
+    structured state, summary, recent turns, tool outputs, retrieved memory, new input), and
     what it would be sent with the full history.
 
     ``sections`` is what :func:`~ctxlab.core.sections.budget_sections` returns; use

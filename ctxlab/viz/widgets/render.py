@@ -42,6 +42,11 @@ BOX = f"{FONT};font-size:13px;color:#222;line-height:1.4"
 HISTORY_COLOR = "#D9D9D9"
 
 
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 item``, ``2 items`` (``words`` for an irregular plural)."""
+    return f"{count:,} {word if count == 1 else words or word + 's'}"
+
+
 def esc(text: Any) -> str:
     """HTML-escape ``text`` for element content and quoted attributes."""
     return html.escape(str(text), quote=True)
@@ -171,8 +176,8 @@ def view_summary(entries: Sequence[LedgerEntry]) -> str:
     synthetic = sum(e.tokens for e in entries if e.index is None and e.state == "summary")
     count = sum(1 for e in entries if e.index is not None)
     extra = len(entries) - count
-    items = f"{count} stored items" + (f" ({len(entries)} chips with the summary pair)"
-                                       if extra else "")
+    items = plural(count, "stored item") + (f" ({len(entries)} chips with the summary pair)"
+                                            if extra else "")
     if synthetic:
         return (f"{items} · the model is sent {kept + synthetic:,} tokens: {kept:,} of the "
                 f"{stored:,} stored, plus {synthetic:,} of summary")
@@ -286,7 +291,7 @@ def model_input_html(
     return (
         f"<details class='ctxlab-model-input' style='{BOX}'><summary>"
         f"{'The next model call would be sent' if final else 'The model was sent'} "
-        f"{len(sent) + len(new_input)} items: {instr}history {history:,} + new input "
+        f"{plural(len(sent) + len(new_input), 'item')}: {instr}history {history:,} + new input "
         f"{fresh:,} = <b>{total:,} tokens</b></summary>"
         "<table style='border-collapse:collapse;font-size:12px'><thead><tr><th>#</th>"
         "<th>item</th><th>tok</th><th>text</th></tr></thead>"
@@ -328,7 +333,7 @@ def replay_html(rows: Sequence[str], *, title: str | None = None) -> str:
     heading = f"<b>{esc(title)}</b> · " if title else ""
     return (
         f"<div class='ctxlab-replay' style='{BOX}'>"
-        f"<div>{heading}what the model was sent at each turn ({len(rows)} snapshots; "
+        f"<div>{heading}what the model was sent at each turn ({plural(len(rows), 'snapshot')}; "
         "➜ marks the new input)</div>"
         f"{legend_html()}{''.join(rows)}</div>"
     )

@@ -19,7 +19,7 @@ from .render import (
     replay_row_html,
     turn_label,
 )
-from .session_view import SessionView
+from .session_view import NO_SHRINK, SessionView
 
 
 class ReplayView(widgets.VBox):
@@ -30,15 +30,20 @@ class ReplayView(widgets.VBox):
     :class:`BudgetBar` and the list of items with token totals. Scrubbing only redraws
     recorded ledgers; no model and no session is called.
 
-    It opens at the last model call (or ``start``); the slider, the status line and the
-    budget bar stay at the top and the chips and items below scroll inside a fixed height,
-    so what changes stays next to the slider while you scrub.
+    It opens at the last model call (or ``start``). The widget has a fixed height
+    (:attr:`HEIGHT`), so scrubbing never moves what is below it: the slider, the status
+    line, the budget bar and the new input keep their height at the top, and the chips and
+    items scroll in the rest (the *body*), one row per turn at its natural height, however
+    long the conversation.
 
     Record one with ``view = await ReplayView.record(items, session, instructions=...)``.
     """
 
-    #: Height of the scrolling part (chips and items), so the widget keeps its size.
-    BODY_HEIGHT = "420px"
+    #: Height of the whole widget: the same at every snapshot.
+    HEIGHT = "640px"
+    #: The scrolling body never gets lower than this (on a narrow page the parts above it
+    #: wrap and the widget scrolls as a whole instead).
+    BODY_MIN_HEIGHT = "240px"
 
     def __init__(
         self,
@@ -96,23 +101,31 @@ class ReplayView(widgets.VBox):
         self.next_button = widgets.Button(description="next ▶", tooltip="next turn",
                                           layout=widgets.Layout(width="auto"))
         self.next_button.add_class("ctxlab-next")
-        self.status = widgets.HTML()
+        self.status = widgets.HTML(layout=widgets.Layout(flex=NO_SHRINK))
         self.status.add_class("ctxlab-replay-status")
         self.session_view = SessionView(self.snapshots[start - 1].ledger)
-        self.new_input = widgets.HTML()
+        self.session_view.layout.flex = NO_SHRINK
+        self.new_input = widgets.HTML(layout=widgets.Layout(flex=NO_SHRINK))
+        self.new_input.add_class("ctxlab-replay-input")
         self.budget = BudgetBar()
-        self.model_input = widgets.HTML()
+        self.budget.layout.flex = NO_SHRINK
+        self.model_input = widgets.HTML(layout=widgets.Layout(flex=NO_SHRINK))
         self.prev_button.on_click(lambda _b: self.previous())
         self.next_button.on_click(lambda _b: self.next())
         self.slider.observe(self._on_slider, names="value")
         controls = widgets.HBox((self.prev_button, self.slider, self.next_button),
-                                layout=widgets.Layout(align_items="center"))
-        body = widgets.VBox((self.session_view, self.model_input),
-                            layout=widgets.Layout(height=self.BODY_HEIGHT, overflow="auto",
-                                                  border="1px solid #ddd", padding="4px"))
-        body.add_class("ctxlab-replay-body")
-        self.children = (controls, self.status, self.budget, self.new_input, body)
+                                layout=widgets.Layout(align_items="center", flex=NO_SHRINK))
+        self.body = widgets.VBox((self.session_view, self.model_input),
+                                 layout=self._body_layout())
+        self.body.add_class("ctxlab-replay-body")
+        self.layout.height = self.HEIGHT
+        self.children = (controls, self.status, self.budget, self.new_input, self.body)
         self._render(start)
+
+    def _body_layout(self) -> widgets.Layout:
+        """The body takes the height the parts above leave, and scrolls."""
+        return widgets.Layout(flex="1 1 auto", min_height=self.BODY_MIN_HEIGHT,
+                              overflow="auto", border="1px solid #ddd", padding="4px")
 
     @classmethod
     async def record(
@@ -190,17 +203,23 @@ class ReplayView(widgets.VBox):
             f"({step} of {len(self.snapshots)}): {what} {sent:,} tokens; the full "
             f"history would be {full:,}</div>"
         )
-        self.session_view.title = f"history at {label}"
+        self.session_view.title = f"history at {label}" if snapshot.turn else f"history {label}"
         self.session_view.show(snapshot.ledger)
-        chips = "".join(input_chip_html(item, tokens) for item, tokens in fresh)
-        self.new_input.value = (
-            f"<div style='font-size:13px'><b>new input</b> {chips}</div>" if fresh else ""
-        )
+        self.new_input.value = self._new_input_html(fresh, final=not snapshot.turn)
         self.budget.show(sections)
         self.model_input.value = model_input_html(
             list(snapshot.ledger.view()), fresh,
             instructions_tokens=self.instructions_tokens, final=not snapshot.turn,
         )
+
+    @staticmethod
+    def _new_input_html(fresh: Sequence[tuple[Mapping[str, Any], int]], *, final: bool) -> str:
+        """The new input's line, also after the last turn (so the body below never moves)."""
+        chips = "".join(input_chip_html(item, tokens) for item, tokens in fresh)
+        if final and not chips:
+            chips = ("<span style='color:#555'>none yet: this is what the next model call "
+                     "would start from</span>")
+        return f"<div style='font-size:13px;line-height:26px'><b>new input</b> {chips}</div>"
 
     # -- static forms ------------------------------------------------------------------
     def to_html(self) -> str:

@@ -40,6 +40,11 @@ def is_ledger_source(value: Any) -> bool:
 
 SELECTED = "2px solid #000000"
 UNSELECTED = "2px solid transparent"
+#: Every part of the view keeps its natural height. ipywidgets boxes are flex containers
+#: whose children may shrink (their ``overflow: auto`` lets them), so inside a box of fixed
+#: height (the replay's scrolling body) rows would otherwise be squashed to a few pixels
+#: and their chips drawn over each other instead of the box scrolling.
+NO_SHRINK = "none"
 
 
 class SessionView(widgets.VBox):
@@ -85,16 +90,18 @@ class SessionView(widgets.VBox):
         self._groups: list[ChipGroup] = []
         self._chip_entries: list[LedgerEntry] = []
         self._pool: list[widgets.Button] = []
+        self._chip_layouts: dict[bool, widgets.Layout] = {}
+        self._chip_styles: dict[str, widgets.ButtonStyle] = {}
         self._rows: list[tuple[widgets.HBox, widgets.HTML, widgets.HBox]] = []
         self._task: asyncio.Task[Ledger] | None = None
         self._dirty = False
         self._live = bool(live)
         self._unsubscribe: Any = None
-        self.header = widgets.HTML()
-        self.legend = widgets.HTML()
-        self.groups_box = widgets.VBox(layout=widgets.Layout(margin="2px 0"))
+        self.header = widgets.HTML(layout=widgets.Layout(flex=NO_SHRINK))
+        self.legend = widgets.HTML(layout=widgets.Layout(flex=NO_SHRINK))
+        self.groups_box = widgets.VBox(layout=widgets.Layout(margin="2px 0", flex=NO_SHRINK))
         self._empty = widgets.HTML("<span style='color:#555'>The session is empty.</span>")
-        self.detail = widgets.HTML(detail_html(None))
+        self.detail = widgets.HTML(detail_html(None), layout=widgets.Layout(flex=NO_SHRINK))
         self.detail.add_class("ctxlab-detail-pane")
         self.children = (self.header, self.legend, self.groups_box, self.detail)
         if ledger_or_session is None:
@@ -221,7 +228,10 @@ class SessionView(widgets.VBox):
         rows = []
         for n, group in enumerate(self._groups):
             row, label, chips = self._row(n)
-            label.value = group_label_html(group.label, group.tokens, group.sent_tokens)
+            # its own line height: a widget's HTML box gives every line a widget's height
+            label.value = (f"<div style='line-height:1.25;margin-top:3px'>"
+                           f"{group_label_html(group.label, group.tokens, group.sent_tokens)}"
+                           "</div>")
             buttons = self._pool[group.start : group.start + len(group.entries)]
             for button, entry in zip(buttons, group.entries, strict=True):
                 self._style_chip(button, entry)
@@ -244,8 +254,8 @@ class SessionView(widgets.VBox):
             )
         entry = self._chip_entries[position]
         if self._selected_at is not None and self._selected_at < len(self._chip_entries):
-            self._pool[self._selected_at].layout.border = UNSELECTED
-        self._pool[position].layout.border = SELECTED
+            self._pool[self._selected_at].layout = self._chip_layout(False)
+        self._pool[position].layout = self._chip_layout(True)
         self.selected, self._selected_at = entry, position
         self.detail.value = detail_html(entry)
         return entry
@@ -262,33 +272,50 @@ class SessionView(widgets.VBox):
                 return n
         return None
 
+    # Every chip of a view shares two layouts (selected or not) and one style per state:
+    # one widget model per chip instead of three, so a long conversation's hundreds of
+    # chips reach the browser sooner.
+    def _chip_layout(self, selected: bool) -> widgets.Layout:
+        if selected not in self._chip_layouts:
+            self._chip_layouts[selected] = widgets.Layout(
+                width="auto", height="24px", margin="2px", padding="0 8px",
+                border=SELECTED if selected else UNSELECTED)
+        return self._chip_layouts[selected]
+
+    def _chip_style(self, state: str) -> widgets.ButtonStyle:
+        if state not in self._chip_styles:
+            color = state_color(state)
+            self._chip_styles[state] = widgets.ButtonStyle(button_color=color,
+                                                           text_color=text_color(color))
+        return self._chip_styles[state]
+
     def _ensure_pool(self, size: int) -> None:
         while len(self._pool) < size:
             slot = len(self._pool)
-            button = widgets.Button(
-                layout=widgets.Layout(width="auto", height="24px", margin="2px",
-                                      padding="0 8px", border=UNSELECTED)
-            )
+            button = widgets.Button(layout=self._chip_layout(False),
+                                    style=self._chip_style("dropped"))
             button.on_click(lambda _button, slot=slot: self.select(slot))
             self._pool.append(button)
 
-    @staticmethod
-    def _style_chip(button: widgets.Button, entry: LedgerEntry) -> None:
-        color = state_color(entry.state)
+    def _style_chip(self, button: widgets.Button, entry: LedgerEntry) -> None:
         button.description = chip_label(entry)
         button.tooltip = chip_tooltip(entry)
-        button.style.button_color = color
-        button.style.text_color = text_color(color)
-        button.layout.border = UNSELECTED
+        button.style = self._chip_style(entry.state)
+        button.layout = self._chip_layout(False)
         button._dom_classes = chip_classes(entry)
 
     def _row(self, n: int) -> tuple[widgets.HBox, widgets.HTML, widgets.HBox]:
         while len(self._rows) <= n:
             label = widgets.HTML(layout=widgets.Layout(width="130px", flex="none"))
             chips = widgets.HBox(layout=widgets.Layout(flex_flow="row wrap", flex="1"))
-            row = widgets.HBox((label, chips), layout=widgets.Layout(align_items="flex-start"))
+            row = widgets.HBox((label, chips), layout=self._row_layout())
             self._rows.append((row, label, chips))
         return self._rows[n]
+
+    @staticmethod
+    def _row_layout() -> widgets.Layout:
+        """A row is as tall as its label or its chips (see :data:`NO_SHRINK`)."""
+        return widgets.Layout(align_items="flex-start", flex=NO_SHRINK)
 
     # -- static forms ------------------------------------------------------------------
     def to_html(self) -> str:
