@@ -123,8 +123,8 @@ from .observe import (
     TokenMonitor,
 )
 from .sessions import (
-    FirstLastSession,
     MemorySession,
+    PolicySession,
     SummarizingSession,
     SummaryRecord,
     TokenBudgetWarning,
@@ -134,6 +134,7 @@ from .sessions.registry import (
     ChatService,
     SessionRegistry,
 )
+from .sessions.strategies import session_classes as _session_classes
 from .stores import (
     Checkpoint,
     LogStore,
@@ -214,9 +215,17 @@ _LAZY: dict[str, tuple[str, str]] = {
 }
 
 
+#: Every registered strategy's session class (FirstLastSession, TokenTailSession, ...): a
+#: strategy is exported by registering it (ctxlab.sessions.strategies), not by a line here.
+globals().update(_session_classes())
+
+
 def __getattr__(name: str) -> Any:
     spec = _LAZY.get(name)
     if spec is None:
+        session = _session_classes().get(name)  # a strategy registered after import
+        if session is not None:
+            return session
         raise AttributeError(f"module 'ctxlab' has no attribute {name!r}")
     value = getattr(importlib.import_module(spec[0]), spec[1])
     globals()[name] = value  # later lookups skip this function
@@ -343,6 +352,7 @@ __all__ = [
     "LedgerEntry",
     "LogStore",
     "MemorySession",
+    "PolicySession",
     "OfflineSupportModel",
     "Problem",
     "Recall",
@@ -455,4 +465,6 @@ __all__ = [
     "tokens_per_turn",
     "turn_starts",
     "validate_items",
+    *sorted(set(_session_classes()) - {"FirstLastSession", "SummarizingSession",
+                                        "TrimmingSession"}),
 ]

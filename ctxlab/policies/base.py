@@ -7,15 +7,17 @@ state it was given (a summary record) and its parameters, and returns a :class:`
 * ``slots``: what the model should see, in order: raw indices into the log, or
   :class:`Synthetic` items the policy injects (a summary pair);
 * ``reasons``: why each slot is in the window (the ledger shows them);
-* ``excluded(index)``: for a raw index not in ``slots``, its state (dropped, summarized)
+* ``fate_of(index)``: for a raw index not in ``slots``, its state (dropped, summarized)
   and the reason;
 * ``notes``: warnings for the caller (a turn over the token budget).
 
-The session then makes the window valid for the API (:func:`ctxlab.sessions.view.build_view`:
-pairs repaired, the item limit applied at a safe cut) and explains every item in the ledger.
-Adding a strategy therefore means writing one policy function (see
-:mod:`ctxlab.policies.first_last`, about 60 lines) and registering a session for it
-(:mod:`ctxlab.sessions.strategies`).
+The session checks the window against the strategy's invariants
+(:mod:`ctxlab.policies.invariants`: whole turns, a declared budget), then makes it valid for
+the API (:func:`ctxlab.sessions.view.build_view`: late outputs and pending calls, the item
+limit applied at a safe cut) and explains every item in the ledger. Adding a strategy
+therefore means writing one policy file that ends with its
+:class:`~ctxlab.policies.spec.StrategySpec` (see :mod:`ctxlab.policies.token_tail`) and
+registering it (:mod:`ctxlab.sessions.strategies`).
 """
 
 from __future__ import annotations
@@ -57,8 +59,6 @@ class LogView(Protocol):
     def preamble_end(self) -> int: ...
 
     def turn_of(self, index: int) -> int | None: ...
-
-    def call_of(self, index: int) -> int | None: ...
 
     def output_of(self, index: int) -> int | None: ...
 
@@ -107,12 +107,21 @@ class Window:
 
     slots: list[Slot]
     reasons: list[str]  # why each slot is in the view
-    excluded: Excluded  # fate of a raw index not in slots
+    fate_of: Excluded  # fate of a raw index not in slots: (state, reason)
     notes: list[str] = field(default_factory=list)  # warnings to surface to the caller
     # The slots as runs of consecutive raw indices, when every slot was added as a range
     # (None: unknown, or a synthetic or loose slot among them). Views use it to skip
     # per-item work for plain windows; it is only ever a shortcut.
     runs: list[range] | None = None
+
+    @property
+    def excluded(self) -> Excluded:
+        """The former name of :attr:`fate_of` (kept for existing policies)."""
+        return self.fate_of
+
+    @excluded.setter
+    def excluded(self, fate_of: Excluded) -> None:
+        self.fate_of = fate_of
 
     def add(self, slots: Sequence[Slot] | range, reason: str) -> None:
         """Append ``slots``, all for the same ``reason``."""

@@ -39,6 +39,8 @@ from ..core.redaction import ItemRedactor, as_redactor
 from ..core.session_ids import new_session_id
 from ..core.tokens import TokenCounter, get_token_counter
 from ..policies.base import Window
+from ..policies.invariants import PolicyViolation, PolicyWarning, strict, window_violations
+from ..policies.spec import Invariants
 from ..stores.base import Delta, LogStore, StoredState
 from ..stores.registry import open_store
 from .batches import check_batch
@@ -56,6 +58,8 @@ class TokenBudgetWarning(UserWarning):
 
 
 StoreArg = Session | LogStore | None
+#: What a session without a registered strategy promises (a subclass with its own _window).
+_NO_SPEC = Invariants(synthetic=True)
 
 
 def check_limit(limit: Any) -> int | None:
@@ -123,7 +127,7 @@ class MemorySession(CheckpointsMixin):
         self._config_version = 0
         self._cache: tuple[tuple[int, int, int | None], View] | None = None
         self._served: View | None = None
-        self._state = StoredState()
+        self._stored = StoredState()  # the store's state row: version, epoch, data
         self._owner = lease_owner()
         self._listeners: list[Callable[[MemorySession], Any]] = []
 
@@ -165,7 +169,7 @@ class MemorySession(CheckpointsMixin):
                                      "Nothing from this batch was stored.")
         checked = {id(item) for item in batch}  # validated above: the index need not recheck
         async with self._lock:
-            await self._apply(await self._store.append(batch), checked=checked)
+            await self._apply_delta(await self._store.append(batch), checked=checked)
         if type(self)._after_add is not MemorySession._after_add:  # only subclasses' hooks
             await self._after_add()
 
@@ -173,7 +177,7 @@ class MemorySession(CheckpointsMixin):
         """Remove and return the newest stored item, or None when the session is empty."""
         async with self._lock:
             item, delta = await self._store.pop()
-            await self._apply(delta)
+            await self._apply_delta(delta)
             if item is not None:
                 await self._after_pop()
             return item
@@ -181,7 +185,7 @@ class MemorySession(CheckpointsMixin):
     async def clear_session(self) -> None:
         """Remove every stored item and everything derived from them (state, checkpoints)."""
         async with self._lock:
-            await self._apply(await self._store.clear())
+            await self._apply_delta(await self._store.clear())
             await self._after_clear()
 
     # -- ctxlab extras ---------------------------------------------------------------
@@ -278,9 +282,10 @@ class MemorySession(CheckpointsMixin):
     def _store_note(self) -> str:
         return "" if self._store.kind == "memory" else f", store={self._store.kind!r}"
 
-    def _settings(self) -> dict[str, Any]:
-        """Constructor keyword arguments that recreate this session's settings (used by
-        :meth:`branch`); subclasses add their own."""
+    def _options(self) -> dict[str, Any]:
+        """Constructor keyword arguments, other than the strategy's ``params`` (which
+        :meth:`branch` passes on whole), that recreate this session's settings; a subclass
+        with options of its own (a summarizer, timeouts) adds them."""
         return {"session_settings": self.session_settings, "token_counter": self._counter,
                 "redactor": self._redactor}
 
@@ -290,9 +295,9 @@ class MemorySession(CheckpointsMixin):
         itself in memory has no other writers and is always in step."""
         if self._private_store:
             return
-        await self._apply(await self._store.sync())
+        await self._apply_delta(await self._store.sync())
 
-    async def _apply(self, delta: Delta, *, checked: set[int] | frozenset[int] = frozenset()
+    async def _apply_delta(self, delta: Delta, *, checked: set[int] | frozenset[int] = frozenset()
                      ) -> None:
         """Bring the index in line with a :class:`~ctxlab.stores.base.Delta` (under the lock);
         ``checked`` holds the ``id()`` s of items this session validated itself."""
@@ -307,7 +312,7 @@ class MemorySession(CheckpointsMixin):
         if delta.items:
             log.extend(delta.items, checked=checked)
         if delta.state is not None:
-            self._state = delta.state
+            self._stored = delta.state
         if shrank or delta.state is not None:
             await self._on_change(shrank=shrank, state=delta.state)
         if shrank or delta.items or delta.state is not None:
@@ -315,7 +320,7 @@ class MemorySession(CheckpointsMixin):
 
     def _export_state(self) -> Mapping[str, Any] | None:
         """The strategy's state as saved in the store (and in checkpoints)."""
-        return self._state.data
+        return self._stored.data
 
     def _redact(self, batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
         names: dict[str, str] = {}
@@ -359,8 +364,27 @@ class MemorySession(CheckpointsMixin):
         if self._cache is not None and self._cache[0] == key:
             return self._cache[1]
         window = self._window()
+        self._check_window(window)
         for note in window.notes:
             warnings.warn(note, TokenBudgetWarning, stacklevel=4)
         view = build_view(self._log, window, limit)
         self._cache = (key, view)
         return view
+
+    def _check_window(self, window: Window) -> None:
+        """Hold the window to the strategy's invariants (:mod:`ctxlab.policies.invariants`)
+        before anything repairs it: in strict mode a violation raises, naming the policy;
+        otherwise it is logged and warned about, and the view is repaired."""
+        spec = getattr(type(self), "strategy", None)
+        invariants = spec.invariants if spec is not None else _NO_SPEC
+        problems = window_violations(self._log, window, invariants, getattr(self, "params", None))
+        if not problems:
+            return
+        policy = (getattr(spec.policy, "__qualname__", spec.name) if spec is not None
+                  else f"{type(self).__name__}._window")
+        message = (f"session {self.session_id!r}: the window of policy {policy!r} "
+                   f"({type(self).__name__}) breaks its invariants: {'; '.join(problems)}")
+        if strict():
+            raise PolicyViolation(message)
+        logger.warning("%s; the view is repaired", message)
+        warnings.warn(message, PolicyWarning, stacklevel=4)

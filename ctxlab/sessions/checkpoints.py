@@ -78,10 +78,10 @@ class CheckpointsMixin:
                 self._check_prefix(cp)
                 try:
                     removed, delta = await self._store.truncate(
-                        cp.length, cp.state, expected_version=self._state.version)
+                        cp.length, cp.state, expected_version=self._stored.version)
                 except StoreConflictError:
                     continue  # someone changed the state meanwhile: catch up and retry
-                await self._apply(delta)
+                await self._apply_delta(delta)
                 self._changed()
                 return [clone(item) for item in removed]
         raise StoreConflictError(f"session {self.session_id!r} kept changing during rollback "
@@ -90,7 +90,8 @@ class CheckpointsMixin:
     async def branch(
         self, name: str, session_id: str | None = None, *, store: StoreArg = None
     ) -> MemorySession:
-        """A new session, with the same settings, that starts from checkpoint ``name``.
+        """A new session, with the same settings (the strategy's ``params`` as they are now,
+        and the session's options), that starts from checkpoint ``name``.
 
         Its log is a copy of the checkpoint's items and its state the checkpoint's state;
         this session is not changed. ``session_id`` defaults to :func:`new_session_id` (or
@@ -114,16 +115,20 @@ class CheckpointsMixin:
                 raise ValueError(f"branch target session {child.session_id!r} already holds "
                                  f"{len(child._log)} items; branch into an empty session")
             if items:
-                await child._apply(await target.append(items))
+                await child._apply_delta(await target.append(items))
             if cp.state is not None:
-                saved = await target.save_state(child._state.version, cp.state)
+                saved = await target.save_state(child._stored.version, cp.state)
                 if saved is None:
                     raise StoreConflictError(f"branch target {child.session_id!r} changed "
                                              "while it was created; try again")
-                await child._apply(Delta(len(child._log), [], saved))
+                await child._apply_delta(Delta(len(child._log), [], saved))
         return child
 
     def _spawn_like(self, store: LogStore) -> MemorySession:
-        """A session with this one's settings over ``store`` (subclasses with other
-        constructor arguments override :meth:`_settings`)."""
-        return type(self)(store=store, **self._settings())  # type: ignore[call-arg]
+        """A session with this one's settings over ``store``: the strategy's ``params``
+        object whole (so no parameter can be forgotten) and :meth:`_options`."""
+        kwargs = self._options()
+        params = getattr(self, "params", None)
+        if params is not None:
+            kwargs["params"] = params
+        return type(self)(store=store, **kwargs)  # type: ignore[call-arg]
