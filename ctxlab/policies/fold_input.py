@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from itertools import accumulate
 from typing import Any
 
+from ..core.items import item_text
+
 #: The marker put where a shortened item's text was cut (``{n}``: tokens left out).
 CUT_MARK = " […{n} tokens cut to fit the summarizer's input…] "
 
@@ -52,17 +54,23 @@ def cut_text(text: str, limit: int, count: Callable[[str], int]) -> str:
 
 def fit_item(item: Mapping[str, Any], limit: int, count: Callable[[str], int]
              ) -> dict[str, Any]:
-    """A copy of ``item`` whose text fits ``limit`` tokens (its output, its content or a
-    call's arguments shortened with :func:`cut_text`); other items are copied as they are."""
+    """A copy of ``item`` whose text (:func:`~ctxlab.core.items.item_text`) fits ``limit``
+    tokens: its output, content or a call's arguments shortened with :func:`cut_text`
+    (list content becomes one plain text); an item with none of these is copied as is."""
     copy = dict(item)
-    for key in ("output", "content", "arguments", "input"):
-        value = copy.get(key)
-        if isinstance(value, str):
-            copy[key] = cut_text(value, limit, count)
-            return copy
-        if key == "content" and isinstance(value, list):
-            text = "\n".join(str(p.get("text", "")) for p in value if isinstance(p, Mapping))
-            copy[key] = cut_text(text, limit, count)
-            copy.pop("type", None)  # plain {"role", "content": str} form
-            return copy
+    key = next((k for k in ("output", "content", "arguments", "input")
+                if isinstance(copy.get(k), (str, list))), None)
+    if key is None:
+        return copy
+    value = copy[key]
+    if isinstance(value, list):
+        value = "\n".join(str(p.get("text", "")) for p in value if isinstance(p, Mapping))
+        copy.pop("type", None)  # the plain {"role": ..., "content": text} form
+    budget = limit
+    for _ in range(4):  # the rest of the item's text (a call's name) counts too
+        copy[key] = cut_text(value, max(budget, 1), count)
+        over = count(item_text(copy)) - limit
+        if over <= 0:
+            break
+        budget -= over
     return copy

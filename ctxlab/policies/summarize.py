@@ -409,10 +409,8 @@ def spell_summarize(kw: dict[str, Any]) -> str:
         text += f"/{kw['context_limit']}"
     if kw.get("fold_at_tokens") is not None:
         return text + f"@{kw['fold_at_tokens']}"
-    if kw.get("fold_at_share") is not None:
-        window = kw["model_window"]
-        written = f"{window // 1024}k" if window % 1024 == 0 else str(window)
-        return text + f"@{kw['fold_at_share'] * 100:g}%/{written}"
+    if kw.get("fold_at_share") is not None:  # the window in tokens: 16k reads as 16384
+        return text + f"@{kw['fold_at_share'] * 100:g}%/{kw['model_window']}"
     return text
 
 

@@ -36,6 +36,7 @@ from typing import Any, Protocol
 
 from ..core.identifiers import identifier_values, missing_from
 from ..core.items import item_text
+from ..core.tokens import ITEM_OVERHEAD_TOKENS
 from ..policies.fold_input import fit_item, next_chunk
 from ..policies.summarize import FoldPlan, SummaryRecord
 from ..stores.base import StoreError
@@ -110,6 +111,10 @@ class FoldHost(Protocol):
 
 class FoldEngine:
     """Runs the folds of one :class:`~ctxlab.sessions.summarizing.SummarizingSession`."""
+
+    #: Run a plain (sync) summarizer in a worker thread, so it never blocks the loop (the
+    #: lease heartbeat, other sessions). Off only to show what goes wrong without it.
+    sync_in_thread = True
 
     def __init__(self, host: FoldHost, lease: FoldLease):
         self.host = host
@@ -252,7 +257,8 @@ class FoldEngine:
             pair = ([{"role": "user", "content": shadow}, {"role": "assistant", "content": text}]
                     if text is not None else [])
             chunk, start = self._chunk(job, start, pair)
-            call = call_summarizer(host.summarizer, pair + chunk, text, state, thread=True)
+            call = call_summarizer(host.summarizer, pair + chunk, text, state,
+                                   thread=self.sync_in_thread)
             result = await within(call, host.summary_timeout,
                                   f"summarizer {summarizer_name(host.summarizer)}")
             calls += 1
@@ -272,7 +278,7 @@ class FoldEngine:
         bound = job.max_input_tokens
         if bound is None:
             return job.items[start:], len(job.items)
-        room = bound - sum(job.count(item_text(it)) + 4 for it in pair)
+        room = bound - sum(job.count(item_text(it)) + ITEM_OVERHEAD_TOKENS for it in pair)
         if room < bound // 4:
             logger.warning("session %r: the summary so far leaves %s of max_input_tokens=%s "
                            "for the folded items; the summarizer reads more than the bound "
@@ -282,7 +288,7 @@ class FoldEngine:
         end = next_chunk(job.tokens, job.turn_starts, start, room)
         chunk = job.items[start:end]
         if end == start + 1 and job.tokens[start] > room:
-            chunk = [fit_item(chunk[0], room - 4, job.count)]
+            chunk = [fit_item(chunk[0], room - ITEM_OVERHEAD_TOKENS, job.count)]
         return chunk, end
 
     def record(self, job: FoldJob, result: SummaryResult, duration: float) -> SummaryRecord:
