@@ -23,15 +23,18 @@ the API rejects.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
+import warnings
 from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Any
 
 from ..core.ledger import DROPPED
 from .base import LogView, Synthetic, Window
-from .spec import Invariants
+from .spec import Invariants, StrategySpec
 
+logger = logging.getLogger("ctxlab.sessions")
 _STRICT = os.environ.get("CTXLAB_STRICT", "").lower() in ("1", "true", "yes")
 
 
@@ -63,6 +66,28 @@ def strict_mode(on: bool = True) -> Iterator[None]:
         yield
     finally:
         set_strict(previous)
+
+
+#: What a window promises when its session has no registered strategy (its own _window).
+NO_SPEC = Invariants(synthetic=True)
+
+
+def enforce(log: LogView, window: Window, spec: StrategySpec | None, params: Any,
+            who: str) -> None:
+    """Check ``window`` against ``spec``'s invariants (:data:`NO_SPEC` without one): in
+    strict mode a violation raises :class:`PolicyViolation` naming the policy and ``who``
+    asked; otherwise it is logged and warned about (:class:`PolicyWarning`)."""
+    invariants = spec.invariants if spec is not None else NO_SPEC
+    problems = window_violations(log, window, invariants, params)
+    if not problems:
+        return
+    policy = getattr(spec.policy, "__qualname__", spec.name) if spec is not None else "_window"
+    message = (f"{who}: the window of policy {policy!r} breaks its invariants: "
+               f"{'; '.join(problems)}")
+    if _STRICT:
+        raise PolicyViolation(message)
+    logger.warning("%s; the view is repaired", message)
+    warnings.warn(message, PolicyWarning, stacklevel=5)
 
 
 def window_violations(log: LogView, window: Window, invariants: Invariants,

@@ -39,13 +39,13 @@ from ..core.redaction import ItemRedactor, as_redactor
 from ..core.session_ids import new_session_id
 from ..core.tokens import TokenCounter, get_token_counter
 from ..policies.base import Window
-from ..policies.invariants import PolicyViolation, PolicyWarning, strict, window_violations
-from ..policies.spec import Invariants
+from ..policies.invariants import enforce
 from ..stores.base import Delta, LogStore, StoredState
 from ..stores.registry import open_store
 from .batches import check_batch
 from .checkpoints import CheckpointsMixin
 from .folding import lease_owner
+from .listeners import ChangeListeners
 from .locks import ThreadSafeAsyncLock
 from .view import View, build_ledger, build_view
 
@@ -58,8 +58,6 @@ class TokenBudgetWarning(UserWarning):
 
 
 StoreArg = Session | LogStore | None
-#: What a session without a registered strategy promises (a subclass with its own _window).
-_NO_SPEC = Invariants(synthetic=True)
 
 
 def check_limit(limit: Any) -> int | None:
@@ -71,11 +69,12 @@ def check_limit(limit: Any) -> int | None:
     return limit
 
 
-class MemorySession(CheckpointsMixin):
+class MemorySession(CheckpointsMixin, ChangeListeners):
     """Base class of ctxlab's sessions (implements the Agents SDK ``Session`` protocol).
 
-    Subclasses implement :meth:`_window` by calling their policy. Do not instantiate this
-    class directly.
+    Subclasses implement :meth:`_window` by calling their policy: a registered strategy's
+    session is made for it (:class:`~ctxlab.sessions.policy.PolicySession`). Do not
+    instantiate this class directly.
 
     Args:
         session_id: the conversation's id. With a ``store`` it may be omitted (the store's id
@@ -129,7 +128,7 @@ class MemorySession(CheckpointsMixin):
         self._served: View | None = None
         self._stored = StoredState()  # the store's state row: version, epoch, data
         self._owner = lease_owner()
-        self._listeners: list[Callable[[MemorySession], Any]] = []
+        self._listeners: list[Callable[[Any], Any]] = []
 
     # -- Session protocol ------------------------------------------------------------
     async def get_items(self, limit: int | None = None) -> list[dict[str, Any]]:
@@ -235,33 +234,6 @@ class MemorySession(CheckpointsMixin):
         """Changes whenever the view may have changed: (stored-log version, settings and
         summary version). Compare two readings to know whether to recompute anything."""
         return (self._log.version, self._config_version)
-
-    def subscribe(self, callback: Callable[[MemorySession], Any]) -> Callable[[], None]:
-        """Call ``callback(session)`` after every change to the log or the view (items
-        added, popped or cleared, another process's items read, a summary applied, a
-        setting changed). Returns a function that unsubscribes.
-
-        Callbacks run synchronously, possibly while the session holds its lock: they must
-        not await the session, only schedule work (as :class:`ctxlab.SessionView` does).
-        """
-        if not callable(callback):
-            raise ValueError(f"callback must be callable, got {type(callback).__name__}")
-        self._listeners.append(callback)
-
-        def unsubscribe() -> None:
-            if callback in self._listeners:
-                self._listeners.remove(callback)
-
-        return unsubscribe
-
-    def _notify(self) -> None:
-        if not self._listeners:
-            return
-        for callback in list(self._listeners):
-            try:
-                callback(self)
-            except Exception:  # a broken listener must not break the session
-                logger.exception("session %r: a change listener failed", self.session_id)
 
     @property
     def token_counter(self) -> TokenCounter:
@@ -372,19 +344,9 @@ class MemorySession(CheckpointsMixin):
         return view
 
     def _check_window(self, window: Window) -> None:
-        """Hold the window to the strategy's invariants (:mod:`ctxlab.policies.invariants`)
-        before anything repairs it: in strict mode a violation raises, naming the policy;
-        otherwise it is logged and warned about, and the view is repaired."""
+        """Hold the window to the strategy's invariants before anything repairs it
+        (:func:`ctxlab.policies.invariants.enforce`: strict mode raises, naming the policy;
+        otherwise a warning, and the view is repaired)."""
         spec = getattr(type(self), "strategy", None)
-        invariants = spec.invariants if spec is not None else _NO_SPEC
-        problems = window_violations(self._log, window, invariants, getattr(self, "params", None))
-        if not problems:
-            return
-        policy = (getattr(spec.policy, "__qualname__", spec.name) if spec is not None
-                  else f"{type(self).__name__}._window")
-        message = (f"session {self.session_id!r}: the window of policy {policy!r} "
-                   f"({type(self).__name__}) breaks its invariants: {'; '.join(problems)}")
-        if strict():
-            raise PolicyViolation(message)
-        logger.warning("%s; the view is repaired", message)
-        warnings.warn(message, PolicyWarning, stacklevel=4)
+        enforce(self._log, window, spec, getattr(self, "params", None),
+                f"session {self.session_id!r} ({type(self).__name__})")

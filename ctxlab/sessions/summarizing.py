@@ -158,7 +158,8 @@ class SummarizingSession(MemorySession):
         self.summarizer = summarizer if summarizer is not None else ExtractiveSummarizer()
         self.background = bool(background)
         self._fold = SummaryState()
-        self._engine = FoldEngine(_FoldPort(self), FoldLease(
+        self._port = _FoldPort(self)
+        self._engine = FoldEngine(self._port, FoldLease(
             self._store, self._owner, self.lease_ttl, self.session_id))
         self._slots: tuple[SummaryRecord | None, list[Synthetic]] | None = None
 
@@ -307,7 +308,7 @@ class SummarizingSession(MemorySession):
         await self.flush()
         async with self._lock:
             await self._sync()
-            job = self._next_job(rebuild=True)
+            job = self._port.next_job(rebuild=True)
         if job is None:
             return None
         record = self._engine.record(job, await self._engine.summarize(job), 0.0)
@@ -315,38 +316,6 @@ class SummarizingSession(MemorySession):
             if not await self._engine.apply(job, record):
                 raise RuntimeError("the session changed while the summary was rebuilt; retry")
             return self._fold.summary
-
-    def _pair_tokens(self) -> int:
-        return sum(s.tokens for s in self._summary_slots())
-
-    def _fold_due(self) -> bool:
-        return fold_reason(self._log, self._fold.summary, self.params,
-                           self._pair_tokens()) is not None
-
-    def _next_job(self, *, rebuild: bool = False) -> FoldJob | None:
-        """The fold to run now (None: none is due), or with ``rebuild`` the rebuild of
-        everything folded; every ``rebuild_every``-th fold starts from the raw log."""
-        summary, params = self._fold.summary, self.params
-        if rebuild:
-            plan = plan_fold(self._log, summary, params, rebuild=True)
-        elif not self._fold_due():
-            return None
-        else:
-            every = params.rebuild_every
-            fresh = bool(every) and summary is not None and (self._fold.generation + 1) % every == 0
-            plan = plan_fold(self._log, summary, params, fresh=fresh)
-        return None if plan is None else fold_job(self, plan)
-
-    async def _commit(self, job: FoldJob, record: SummaryRecord) -> bool:
-        """Compare-and-swap ``record`` into the store (under the lock); False on conflict."""
-        saved = await self._store.save_state(job.version,
-                                             state_data(record, record.generation))
-        if saved is None:
-            return False
-        self._stored = saved
-        self._fold.applied(record, saved.epoch)
-        self._changed()
-        return True
 
     # -- the view --------------------------------------------------------------------
     def _summary_slots(self) -> list[Synthetic]:
@@ -391,7 +360,8 @@ class SummarizingSession(MemorySession):
 
 
 class _FoldPort:
-    """The session as its fold engine sees it (:class:`~ctxlab.sessions.folding.FoldHost`)."""
+    """The session as its fold engine sees it (:class:`~ctxlab.sessions.folding.FoldHost`):
+    what is due, what a fold reads, and how its result is saved."""
 
     def __init__(self, session: SummarizingSession):
         self._session = session
@@ -415,17 +385,39 @@ class _FoldPort:
     async def sync(self) -> None:
         await self._session._sync()
 
-    def next_job(self, *, rebuild: bool = False) -> FoldJob | None:
-        return self._session._next_job(rebuild=rebuild)
-
-    def fold_due(self) -> bool:
-        return self._session._fold_due()
-
-    async def commit(self, job: FoldJob, record: SummaryRecord) -> bool:
-        return await self._session._commit(job, record)
-
     def changed(self) -> None:
         self._session._changed()
+
+    def fold_due(self) -> bool:
+        s = self._session
+        pair = sum(slot.tokens for slot in s._summary_slots())
+        return fold_reason(s._log, s._fold.summary, s.params, pair) is not None
+
+    def next_job(self, *, rebuild: bool = False) -> FoldJob | None:
+        """The fold to run now (None: none is due), or with ``rebuild`` the rebuild of
+        everything folded; every ``rebuild_every``-th fold starts from the raw log."""
+        s = self._session
+        summary, params = s._fold.summary, s.params
+        if rebuild:
+            plan = plan_fold(s._log, summary, params, rebuild=True)
+        elif not self.fold_due():
+            return None
+        else:
+            every = params.rebuild_every
+            fresh = bool(every) and summary is not None and (s._fold.generation + 1) % every == 0
+            plan = plan_fold(s._log, summary, params, fresh=fresh)
+        return None if plan is None else fold_job(s, plan)
+
+    async def commit(self, job: FoldJob, record: SummaryRecord) -> bool:
+        """Compare-and-swap ``record`` into the store (under the lock); False on conflict."""
+        s = self._session
+        saved = await s._store.save_state(job.version, state_data(record, record.generation))
+        if saved is None:
+            return False
+        s._stored = saved
+        s._fold.applied(record, saved.epoch)
+        s._changed()
+        return True
 
 
 def fold_job(session: SummarizingSession, plan: FoldPlan) -> FoldJob:
