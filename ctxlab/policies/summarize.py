@@ -433,9 +433,9 @@ def _size(p: SummarizeParams) -> float:
 
 
 SPEC = StrategySpec(
-    name="summarize", syntax="summarize:K/L | K@T | K@P%/W | K/L@T",
-    help="SummarizingSession: fold all but the last K turns into a summary past L unfolded "
-         "turns, past T tokens shown, or past P% of a W-token window (16k = 16,384)",
+    name="summarize", syntax="summarize:K[/L][@T|@P%/W]",
+    help="SummarizingSession: fold all but the last K turns into a summary past L turns, "
+         "T tokens, or P% of a W-token window (16k = 16384)",
     parse=parse_summarize, params_type=SummarizeParams, policy=None,
     session_name="SummarizingSession",
     hints=PropertyHints(

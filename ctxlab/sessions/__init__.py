@@ -22,6 +22,7 @@ from .strategies import (
     register_strategy,
     session_classes,
     strategies,
+    unregister_strategy,
 )
 from .summarizing import SummarizingSession
 from .trimming import TrimmingSession
@@ -53,5 +54,6 @@ __all__ = [
     "read_strategy",
     "register_strategy",
     "strategies",
+    "unregister_strategy",
     *sorted(set(session_classes()) - {"SummarizingSession", "TrimmingSession"}),
 ]

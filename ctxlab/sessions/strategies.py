@@ -29,7 +29,7 @@ from .summarizing import SummarizingSession
 from .trimming import TrimmingSession
 
 __all__ = ["StrategySpec", "get_strategy", "read_strategy", "register_strategy",
-           "session_classes", "strategies", "whole_number"]
+           "session_classes", "strategies", "unregister_strategy", "whole_number"]
 
 _STRATEGIES: dict[str, StrategySpec] = {}
 
@@ -55,6 +55,13 @@ def register_strategy(spec: StrategySpec, *, session: Any = None,
         cls.strategy = registered  # type: ignore[attr-defined]
     _STRATEGIES[spec.name] = registered
     return registered
+
+
+def unregister_strategy(name: str) -> StrategySpec:
+    """Remove a registered strategy (a plugin's, a test's); returns its spec."""
+    spec = get_strategy(name)
+    del _STRATEGIES[name]
+    return spec
 
 
 def strategies() -> list[StrategySpec]:
