@@ -306,3 +306,34 @@ def test_the_offline_summarizer_folds_in_chunks_too():
         assert validate_items(await session.get_items()) == []
 
     arun(go())
+
+
+@pytest.mark.parametrize("kind", ["chat", "responses"])
+def test_an_llm_summarizers_transcript_is_bounded_in_tokens_too(kind):
+    """LLMSummarizer cuts tool outputs by characters; the fold engine bounds what it is
+    handed in tokens, so every request's transcript stays within the bound (plus the few
+    tokens of its role labels), on both APIs, whatever the history's size."""
+    from contract_runs import ENDPOINT, summarizer_on
+    from openai_fake_api import FakeOpenAI
+
+    fake = FakeOpenAI()
+    bound = 600
+    session = SummarizingSession(keep_last_n_turns=1, context_limit=None, fold_at_tokens=1500,
+                                 max_input_tokens=bound, summarizer=summarizer_on(fake, kind))
+    items = [*[it for turn in long_turns(5, size=80) for it in turn],
+             user("the logs"), call("c9", "dump_logs"), output("c9", words(2500, "log")),
+             assistant("done"), user("and now?"), assistant("ok")]
+
+    async def go():
+        await session.add_items(items)
+        assert session.summary is not None and session.summary.calls > 1
+
+    arun(go())
+    bodies = fake.bodies(ENDPOINT[kind])
+    assert len(bodies) == session.summary.calls
+    for body in bodies:
+        messages = body.get("messages") or body.get("input")  # the last holds the transcript
+        transcript = messages[-1]["content"]
+        inside = transcript[transcript.index("<transcript>") + 12:
+                            transcript.index("</transcript>")]
+        assert COUNT.count(inside) <= bound + 60, COUNT.count(inside)
