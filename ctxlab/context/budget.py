@@ -23,31 +23,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from .compaction import ToolOutputCompactor
-from .counting import RequestCounter
+from .rules import Rules
 from .shorten import newest_turns, shorten_turns, turn_span
 from .sources import RetrievedBlock, retrieved_message
 from .split import ListTurns, ModelInputParts, TurnSource
 
 Item = Any
-
-
-@dataclass(frozen=True)
-class Rules:
-    """What a manager's settings say about fitting a call (see ContextManager's args)."""
-
-    max_tokens: int
-    counter: RequestCounter
-    compactor: ToolOutputCompactor | None = None
-    role_aware: bool = False
-    protect_recent_turns: int = 1
-    assistant_max_tokens: int = 60
-    last_resort: ToolOutputCompactor | None = None  # compacts the current turn if need be
-
-    def compact(self, items: list[Item]) -> list[Item]:
-        """Older bulky tool outputs as previews (the manager's compactor; none: as is)."""
-        if self.compactor is None or not items:
-            return items
-        return self.compactor.compact(items, keep_recent_turns=0).items  # type: ignore[return-value]
+__all__ = ["STEPS", "Draft", "Rules", "compact_current", "count_turns", "draft_call",
+           "drop_retrieved", "drop_state", "drop_summary", "fit", "fit_turns"]
 
 
 @dataclass(frozen=True)

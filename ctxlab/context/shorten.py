@@ -12,13 +12,11 @@ only when they alone overflow.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .roles import shrink_turn
+from .rules import Rules
 from .split import TurnSource
-
-if TYPE_CHECKING:
-    from .budget import Rules
 
 Item = Any
 

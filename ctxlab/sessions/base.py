@@ -3,11 +3,14 @@
 A memory session keeps the full, untrimmed log of what the Agents SDK Runner stored and
 computes, on each read, the *view*: the items the model is shown. Strategies differ only in
 their *policy* (:mod:`ctxlab.policies`), a pure function that picks the window; subclasses
-call it in :meth:`MemorySession._window`. The base class then
+call it in :meth:`MemorySession._window` (:class:`~ctxlab.sessions.policy.PolicySession`
+does, for every registered strategy). The base class then
 
-1. makes the window valid for the API and applies the caller's item ``limit``
+1. holds the window to the strategy's invariants (:mod:`ctxlab.policies.invariants`:
+   strict mode raises, naming the policy),
+2. makes the window valid for the API and applies the caller's item ``limit``
    (:func:`ctxlab.sessions.view.build_view`),
-2. strips keys that are not part of the Responses schema (private metadata),
+3. strips keys that are not part of the Responses schema (private metadata),
 
 and explains the fate of every item in the :class:`~ctxlab.core.ledger.Ledger`. ``get_items``
 and ``ledger`` read the same computation, so the ledger always says what the model sees.
@@ -30,7 +33,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from agents.memory import Session, SessionSettings
+from agents.memory import SessionSettings
 
 from ..core.items import clone, is_call, pair_key, shape_problem
 from ..core.ledger import Ledger
@@ -43,8 +46,8 @@ from ..policies.invariants import enforce
 from ..stores.base import Delta, LogStore, StoredState
 from ..stores.registry import open_store
 from .batches import check_batch
-from .checkpoints import CheckpointsMixin
-from .folding import lease_owner
+from .checkpoints import CheckpointsMixin, StoreArg
+from .lease import lease_owner
 from .listeners import ChangeListeners
 from .locks import ThreadSafeAsyncLock
 from .view import View, build_ledger, build_view
@@ -57,7 +60,6 @@ class TokenBudgetWarning(UserWarning):
     unfolded turns than ``context_limit`` while a fold is due or failing)."""
 
 
-StoreArg = Session | LogStore | None
 
 
 def check_limit(limit: Any) -> int | None:

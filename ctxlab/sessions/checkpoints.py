@@ -8,15 +8,18 @@ never be restored by mistake.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
+
+from agents.memory import Session
 
 from ..core.items import clone
 from ..core.session_ids import check_session_id, new_session_id
 from ..stores.base import Checkpoint, Delta, LogStore, StoreConflictError
 from ..stores.registry import open_store
 
-if TYPE_CHECKING:
-    from .base import MemorySession, StoreArg
+#: Where a session's raw log lives: None (memory), any Agents SDK session, or a LogStore.
+StoreArg = Session | LogStore | None
+S = TypeVar("S", bound="CheckpointsMixin")
 
 
 class CheckpointsMixin:
@@ -88,8 +91,8 @@ class CheckpointsMixin:
                                  f"to {name!r}; try again")
 
     async def branch(
-        self, name: str, session_id: str | None = None, *, store: StoreArg = None
-    ) -> MemorySession:
+        self: S, name: str, session_id: str | None = None, *, store: StoreArg = None
+    ) -> S:
         """A new session, with the same settings (the strategy's ``params`` as they are now,
         and the session's options), that starts from checkpoint ``name``.
 
@@ -124,7 +127,7 @@ class CheckpointsMixin:
                 await child._apply_delta(Delta(len(child._log), [], saved))
         return child
 
-    def _spawn_like(self, store: LogStore) -> MemorySession:
+    def _spawn_like(self: S, store: LogStore) -> S:
         """A session with this one's settings over ``store``: the strategy's ``params``
         object whole (so no parameter can be forgotten) and :meth:`_options`."""
         kwargs = self._options()
