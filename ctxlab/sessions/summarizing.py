@@ -76,7 +76,7 @@ logger = logging.getLogger("ctxlab.summarizing")
 
 #: Default seconds a fold may hold the lease without renewing it (renewed every third).
 DEFAULT_LEASE_TTL = 30.0
-_SEED = (3, 3)  # the tutorial's keep_last_n_turns, context_limit
+_DEFAULTS = dataclasses.astuple(SummarizeParams())  # the tutorial's 3/3, and no other trigger
 
 
 class SummarizingSession(MemorySession):
@@ -143,12 +143,13 @@ class SummarizingSession(MemorySession):
         token_counter: TokenCounter | None = None,
         params: SummarizeParams | None = None,
     ):
-        given = SummarizeParams(keep_last_n_turns, context_limit, bool(keep_preamble),
-                                fold_at_tokens, fold_at_share, model_window,
-                                max_input_tokens, rebuild_every) if params is None else None
-        if params is not None and (keep_last_n_turns, context_limit) != _SEED:
+        settings = (keep_last_n_turns, context_limit, bool(keep_preamble), fold_at_tokens,
+                    fold_at_share, model_window, max_input_tokens, rebuild_every)
+        if params is None:
+            params = SummarizeParams(*settings)
+        elif settings != _DEFAULTS:
             raise TypeError("SummarizingSession: pass params=... or its settings, not both")
-        self.params: SummarizeParams = params or given  # type: ignore[assignment]
+        self.params = params
         self.summary_timeout = check_seconds("summary_timeout", summary_timeout)
         self.lease_ttl = check_seconds("lease_ttl", lease_ttl) or DEFAULT_LEASE_TTL
         super().__init__(
