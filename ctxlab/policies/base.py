@@ -113,6 +113,11 @@ class Window:
     # (None: unknown, or a synthetic or loose slot among them). Views use it to skip
     # per-item work for plain windows; it is only ever a shortcut.
     runs: list[range] | None = None
+    # The raw slots as runs, and the synthetic slots, while raw slots are only added as
+    # ranges (None: a loose raw slot among them, or not tracked). The invariant checks
+    # (ctxlab.policies.invariants) read them; also only ever a shortcut.
+    raw_runs: list[range] | None = None
+    synthetic: list[Synthetic] = field(default_factory=list)
 
     @property
     def excluded(self) -> Excluded:
@@ -129,16 +134,18 @@ class Window:
             return
         self.slots.extend(slots)
         self.reasons.extend([reason] * len(slots))
-        runs = self.runs
-        if runs is None:
-            return
         if type(slots) is range and slots.step == 1:
-            if runs and runs[-1].stop == slots.start:
-                runs[-1] = range(runs[-1].start, slots.stop)
+            if self.runs is not None:
+                _extend(self.runs, slots)
+            if self.raw_runs is not None:
+                _extend(self.raw_runs, slots)
+            return
+        self.runs = None
+        if self.raw_runs is not None:
+            if all(isinstance(s, Synthetic) for s in slots):
+                self.synthetic.extend(slots)  # type: ignore[arg-type]
             else:
-                runs.append(slots)
-        else:
-            self.runs = None
+                self.raw_runs = None
 
     def plain_runs(self) -> list[range] | None:
         """:attr:`runs`, if they still describe :attr:`slots` (else None)."""
@@ -153,11 +160,25 @@ class Window:
             return None
         return runs
 
+    def split_runs(self) -> tuple[list[range], list[Synthetic]] | None:
+        """:attr:`raw_runs` and :attr:`synthetic`, if they still describe :attr:`slots`."""
+        raw = self.raw_runs
+        if raw is None or sum(map(len, raw)) + len(self.synthetic) != len(self.slots):
+            return None
+        return raw, self.synthetic
+
+
+def _extend(runs: list[range], more: range) -> None:
+    if runs and runs[-1].stop == more.start:
+        runs[-1] = range(runs[-1].start, more.stop)
+    else:
+        runs.append(more)
+
 
 def preamble(log: LogView, keep: bool) -> Window:
     """A window that starts with the preamble (items before the first real user message)
-    when ``keep``; the caller appends the rest and sets ``excluded``."""
-    window = Window([], [], _nothing_excluded, runs=[])
+    when ``keep``; the caller appends the rest and sets ``fate_of``."""
+    window = Window([], [], _nothing_excluded, runs=[], raw_runs=[])
     if keep:
         window.add(range(log.preamble_end), PREAMBLE_REASON)
     return window

@@ -28,6 +28,7 @@ import os
 import warnings
 from bisect import bisect_left
 from collections.abc import Iterator
+from itertools import pairwise
 from typing import Any
 
 from ..core.ledger import DROPPED
@@ -116,23 +117,31 @@ def window_violations(log: LogView, window: Window, invariants: Invariants,
 def _runs(log: LogView, window: Window) -> tuple[list[range], list[Synthetic], list[str]]:
     """The raw slots as ascending runs, the synthetic slots, and order problems."""
     plain = window.plain_runs()
-    synthetic = [s for s in window.slots if isinstance(s, Synthetic)] if plain is None else []
-    if plain is not None:
-        runs = plain
+    split = window.split_runs() if plain is None else None
+    if plain is not None or split is not None:
+        runs, synthetic = (plain, []) if plain is not None else split  # type: ignore[misc]
+        for before, run in pairwise(runs):
+            if run.start < before.stop or not run:
+                return [], [], [f"its raw slots are not in ascending order, each once "
+                                f"(raw items {run.start}-{run.stop - 1} after "
+                                f"{before.start}-{before.stop - 1})"]
     else:
+        raw = [s for s in window.slots if type(s) is int]
+        synthetic = [s for s in window.slots if isinstance(s, Synthetic)]
+        if len(raw) + len(synthetic) != len(window.slots):
+            return [], [], ["it holds slots that are neither raw indices nor synthetic items"]
         runs = []
-        previous = -1
-        for slot in window.slots:
-            if isinstance(slot, Synthetic):
-                continue
-            if not isinstance(slot, int) or slot <= previous:
-                return [], [], [f"its raw slots are not in ascending order, each once (slot "
-                                f"{slot!r} after {previous})"]
-            if runs and runs[-1].stop == slot:
-                runs[-1] = range(runs[-1].start, slot + 1)
-            else:
-                runs.append(range(slot, slot + 1))
-            previous = slot
+        if raw:
+            start = previous = raw[0]
+            for slot in raw[1:]:
+                if slot != previous + 1:
+                    if slot <= previous:
+                        return [], [], [f"its raw slots are not in ascending order, each "
+                                         f"once (slot {slot} after {previous})"]
+                    runs.append(range(start, previous + 1))
+                    start = slot
+                previous = slot
+            runs.append(range(start, previous + 1))
     if runs and (runs[0].start < 0 or runs[-1].stop > len(log)):
         return [], [], [f"it names raw items outside the log (0..{len(log) - 1})"]
     return runs, synthetic, []

@@ -37,6 +37,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
+from functools import cached_property
 from typing import Any
 
 from ..core.checks import check_int, check_optional_int
@@ -97,7 +98,7 @@ class SummarizeParams:
                 "must fit under the limit"
             )
 
-    @property
+    @cached_property
     def fold_tokens(self) -> int | None:
         """The token threshold of the trigger: the lower of ``fold_at_tokens`` and
         ``fold_at_share`` of ``model_window`` (None: no token trigger)."""

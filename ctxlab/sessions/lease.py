@@ -29,13 +29,19 @@ logger = logging.getLogger("ctxlab.summarizing")
 
 
 class FoldLease:
-    """The lease of one session, in its store's state (``store.state``)."""
+    """The lease of one session, in its store's state (``store.state``).
 
-    def __init__(self, store: Any, owner: str, ttl: float, session_id: str):
+    ``shared=False`` (a store the session made for itself, which nobody else can see) makes
+    the lease a formality: always taken, nothing to renew or give back.
+    """
+
+    def __init__(self, store: Any, owner: str, ttl: float, session_id: str, *,
+                 shared: bool = True):
         self.store = store
         self.owner = owner
         self.ttl = ttl
         self.session_id = session_id
+        self.shared = shared
         self.renewals = 0
 
     @property
@@ -47,6 +53,8 @@ class FoldLease:
     async def acquire(self) -> bool:
         """Take the lease (or take it over from a dead owner of this host); False when a
         live owner holds it. Store errors propagate as :class:`ctxlab.StoreError`."""
+        if not self.shared:
+            return True
         state, ttl = self.store.state, self.ttl
         if await self._call("take the fold lease",
                             lambda: state.acquire_lease(self.owner, ttl)):
@@ -63,12 +71,15 @@ class FoldLease:
     @contextlib.asynccontextmanager
     async def held(self) -> AsyncIterator[None]:
         """Keep the lease renewed inside the block; give it back after (always)."""
-        stop = asyncio.Event()
+        if not self.shared:
+            yield
+            return
+        stop = _Stop()
         heartbeat = asyncio.get_running_loop().create_task(self._heartbeat(stop))
         try:
             yield
         finally:
-            stop.set()  # the loop checks it before every renewal: it ends even if the
+            stop.set = True  # the loop checks it before every renewal: it ends even if the
             heartbeat.cancel()  # cancellation below is swallowed mid-renewal
             done, _ = await asyncio.wait({heartbeat}, timeout=self.deadline * 2)
             if not done:
@@ -79,6 +90,8 @@ class FoldLease:
 
     async def release(self) -> None:
         """Give the lease back (if this owner holds it); failures only mean it expires."""
+        if not self.shared:
+            return
         try:
             await within(self.store.state.release_lease(self.owner), self.deadline,
                          "releasing the fold lease")
@@ -86,12 +99,11 @@ class FoldLease:
             logger.info("session %r: could not release the fold lease: %s", self.session_id,
                         exc)
 
-    async def _heartbeat(self, stop: asyncio.Event) -> None:
+    async def _heartbeat(self, stop: _Stop) -> None:
         period = self.ttl / 3
-        while not stop.is_set():
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(stop.wait(), period)  # (stop.wait never swallows)
-            if stop.is_set():
+        while not stop.set:
+            await asyncio.sleep(period)  # (a sleep never swallows its cancellation)
+            if stop.set:
                 return
             try:
                 await within(self.store.state.acquire_lease(self.owner, self.ttl),
@@ -106,6 +118,12 @@ class FoldLease:
             return await within(self.store.call_state(what, fn), self.ttl, what)
         except DeadlineExceeded as exc:
             raise StoreUnavailableError(f"session {self.session_id!r}: {exc}") from exc
+
+
+class _Stop:
+    """A flag the heartbeat reads before every renewal."""
+
+    set = False
 
 
 def lease_owner() -> str:

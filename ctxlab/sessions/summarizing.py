@@ -45,9 +45,9 @@ from typing import Any, ClassVar
 from agents.memory import SessionSettings
 
 from ..core.checks import check_seconds
-from ..core.items import model_safe
+from ..core.items import item_text, model_safe
 from ..core.rawlog import RawLog
-from ..core.tokens import TokenCounter
+from ..core.tokens import ITEM_OVERHEAD_TOKENS, TokenCounter
 from ..policies import summarize
 from ..policies.base import Synthetic, Window
 from ..policies.spec import StrategySpec
@@ -161,7 +161,8 @@ class SummarizingSession(MemorySession):
         self._fold = SummaryState()
         self._port = _FoldPort(self)
         self._engine = FoldEngine(self._port, FoldLease(
-            self._store, self._owner, self.lease_ttl, self.session_id))
+            self._store, self._owner, self.lease_ttl, self.session_id,
+            shared=not self._private_store))
         self._slots: tuple[SummaryRecord | None, list[Synthetic]] | None = None
 
     # -- settings --------------------------------------------------------------------
@@ -391,7 +392,8 @@ class _FoldPort:
 
     def fold_due(self) -> bool:
         s = self._session
-        pair = sum(slot.tokens for slot in s._summary_slots())
+        pair = (sum(slot.tokens for slot in s._summary_slots())
+                if s.params.fold_tokens is not None else 0)  # only a token trigger needs it
         return fold_reason(s._log, s._fold.summary, s.params, pair) is not None
 
     def next_job(self, *, rebuild: bool = False) -> FoldJob | None:
@@ -423,15 +425,20 @@ class _FoldPort:
 
 def fold_job(session: SummarizingSession, plan: FoldPlan) -> FoldJob:
     """What the summarizer reads for ``plan``: model-safe copies of the folded items
-    (redacted when the session has a redactor), their tokens and turn starts."""
+    (redacted when the session has a redactor), their sizes in tokens (or upper bounds when
+    the whole span fits in half the input bound) and turn starts."""
     log: RawLog = session._log
     items = [model_safe(log.item(i)) for i in range(plan.start, plan.end)]
     counter = session.token_counter
     if session._redactor is not None:
         items = session._redact(items)
-        tokens = [counter.count_item(it) for it in items]
-    else:
-        tokens = [log.tokens(i) for i in range(plan.start, plan.end)]
+    bound = session.params.max_input_tokens
+    # Upper bounds first (a token is at least one UTF-8 byte): exact counts only for a span
+    # that may not fit in one call.
+    tokens = [len(item_text(it).encode()) + ITEM_OVERHEAD_TOKENS for it in items]
+    if bound is not None and sum(tokens) > bound // 2:
+        tokens = ([counter.count_item(it) for it in items] if session._redactor is not None
+                  else [log.tokens(i) for i in range(plan.start, plan.end)])
     pending = tuple(pending_calls(log, plan.start, plan.end))
     previous = plan.previous
     if previous is not None:

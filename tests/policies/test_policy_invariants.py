@@ -163,3 +163,32 @@ def test_the_sound_policies_pass_the_same_direct_check():
             assert validate_items(arun(session.get_items())) == []
         window = session._window()
         assert window_violations(session._log, window, spec.invariants, session.params) == []
+
+
+def test_windows_out_of_order_or_outside_the_log_are_refused_on_every_path():
+    from ctxlab.policies.base import Synthetic, synthetic
+    from ctxlab.policies.spec import Invariants
+
+    session = get_strategy("firstlast").make("order", first_turns=1, last_turns=1)
+    arun(session.add_items(LONG))
+    log = session._log
+
+    def window(*adds):
+        w = preamble(log, True)
+        for slots in adds:
+            w.add(slots, "test")
+        return w
+
+    pair: Synthetic = synthetic(log, {"role": "assistant", "content": "s"}, "summary", "s")
+    lenient = Invariants(whole_turns=False, synthetic=True)
+    backwards = [window(range(8, 12), range(2, 6)),                  # runs (plain path)
+                 window([pair], range(8, 12), range(2, 6)),          # runs + synthetic
+                 window([9, 8]), window([8, 8])]                     # loose slots
+    for w in backwards:
+        assert window_violations(log, w, lenient)[0].startswith(
+            "its raw slots are not in ascending order"), w.slots
+    outside = window(range(8, 40))
+    assert window_violations(log, outside, lenient) == [
+        f"it names raw items outside the log (0..{len(log) - 1})"]
+    assert "synthetic item(s), which its strategy does not declare" in window_violations(
+        log, window([pair], range(8, 12)), Invariants())[0]
