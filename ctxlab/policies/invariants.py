@@ -117,34 +117,40 @@ def window_violations(log: LogView, window: Window, invariants: Invariants,
 def _runs(log: LogView, window: Window) -> tuple[list[range], list[Synthetic], list[str]]:
     """The raw slots as ascending runs, the synthetic slots, and order problems."""
     plain = window.plain_runs()
-    split = window.split_runs() if plain is None else None
-    if plain is not None or split is not None:
-        runs, synthetic = (plain, []) if plain is not None else split  # type: ignore[misc]
+    split = (plain, []) if plain is not None else window.split_runs()
+    runs, synthetic, problem = _loose_runs(window) if split is None else (*split, None)
+    if problem is None:
         for before, run in pairwise(runs):
             if run.start < before.stop or not run:
-                return [], [], [f"its raw slots are not in ascending order, each once "
-                                f"(raw items {run.start}-{run.stop - 1} after "
-                                f"{before.start}-{before.stop - 1})"]
-    else:
-        raw = [s for s in window.slots if type(s) is int]
-        synthetic = [s for s in window.slots if isinstance(s, Synthetic)]
-        if len(raw) + len(synthetic) != len(window.slots):
-            return [], [], ["it holds slots that are neither raw indices nor synthetic items"]
-        runs = []
-        if raw:
-            start = previous = raw[0]
-            for slot in raw[1:]:
-                if slot != previous + 1:
-                    if slot <= previous:
-                        return [], [], [f"its raw slots are not in ascending order, each "
-                                         f"once (slot {slot} after {previous})"]
-                    runs.append(range(start, previous + 1))
-                    start = slot
-                previous = slot
-            runs.append(range(start, previous + 1))
+                problem = (f"raw items {run.start}-{run.stop - 1} after "
+                           f"{before.start}-{before.stop - 1}")
+                break
+    if problem is not None:
+        return [], [], [f"its raw slots are not in ascending order, each once ({problem})"]
     if runs and (runs[0].start < 0 or runs[-1].stop > len(log)):
         return [], [], [f"it names raw items outside the log (0..{len(log) - 1})"]
     return runs, synthetic, []
+
+
+def _loose_runs(window: Window) -> tuple[list[range], list[Synthetic], str | None]:
+    """The runs of a window whose slots were not all added as ranges, read slot by slot
+    (with what is out of order, if anything)."""
+    raw = [s for s in window.slots if type(s) is int]
+    synthetic = [s for s in window.slots if isinstance(s, Synthetic)]
+    if len(raw) + len(synthetic) != len(window.slots):
+        return [], [], "slots that are neither raw indices nor synthetic items"
+    runs: list[range] = []
+    if raw:
+        start = previous = raw[0]
+        for slot in raw[1:]:
+            if slot != previous + 1:
+                if slot <= previous:
+                    return [], [], f"slot {slot} after {previous}"
+                runs.append(range(start, previous + 1))
+                start = slot
+            previous = slot
+        runs.append(range(start, previous + 1))
+    return runs, synthetic, None
 
 
 def _split_turns(log: LogView, runs: list[range], synthetic: list[Synthetic]) -> list[str]:
