@@ -85,49 +85,56 @@ def draft_call(parts: ModelInputParts, instructions: str | None, tools: Sequence
                state: Item | None, blocks: Sequence[RetrievedBlock],
                source: TurnSource | None, rules: Rules) -> Draft:
     """The call's sections counted, the floor fitted (:func:`compact_current`), and the
-    earlier turns that can matter counted newest first."""
+    earlier turns that can matter counted newest first (:func:`count_turns`)."""
     count = rules.counter
     current = list(parts.current)
     if rules.compactor is not None and rules.compactor.keep_recent_turns == 0:
         current = rules.compact(current)
+    preamble = rules.compact(list(parts.preamble))
+    tool_tokens = count.tools(tools)
+    fixed = count.instructions(instructions) + tool_tokens + count.items(preamble)
+    current, said = _fit_current(current, fixed, rules)
+    retrieved = retrieved_message(blocks)
     draft = Draft(
-        instructions=instructions, tool_tokens=count.tools(tools),
-        preamble=tuple(rules.compact(list(parts.preamble))), state=state,
-        summary=tuple(parts.summary), turns=(), tokens=(), current=tuple(current),
-        blocks=tuple(blocks), state_tokens=count.item(state) if state is not None else 0,
-        summary_tokens=count.items(parts.summary))
-    draft = _with_floor(draft, rules)
-    draft = compact_current(draft, rules)
-    retrieved = retrieved_message(draft.blocks)
-    draft = dataclasses.replace(
-        draft, retrieved_tokens=count.item(retrieved) if retrieved else 0)
+        instructions=instructions, tool_tokens=tool_tokens, preamble=tuple(preamble),
+        state=state, summary=tuple(parts.summary), turns=(), tokens=(),
+        current=tuple(current), blocks=tuple(blocks),
+        state_tokens=count.item(state) if state is not None else 0,
+        summary_tokens=count.items(parts.summary), current_compacted=bool(said),
+        dropped=tuple(said), floor=fixed + count.items(current),
+        retrieved_tokens=count.item(retrieved) if retrieved else 0)
     return count_turns(draft, source or ListTurns(parts.turns), rules)
 
 
-def _with_floor(draft: Draft, rules: Rules) -> Draft:
-    count = rules.counter
-    floor = (count.instructions(draft.instructions) + draft.tool_tokens
-             + count.items(draft.preamble) + count.items(draft.current))
-    return dataclasses.replace(draft, floor=floor)
-
-
-def compact_current(draft: Draft, rules: Rules) -> Draft:
-    """The last resort: when the floor alone is over the budget, the current turn's bulky
-    tool outputs are shown as previews (this call only; the stored items keep them whole),
-    with a line in ``dropped`` saying which and by how much."""
-    if draft.floor <= rules.max_tokens or draft.current_compacted:
-        return draft
+def _fit_current(current: list[Item], fixed: int, rules: Rules) -> tuple[list[Item], list[str]]:
+    """The current turn, its bulky tool outputs compacted when the floor (``fixed`` plus
+    the current turn) is over the budget; and what was compacted, in words."""
+    if fixed + rules.counter.items(current) <= rules.max_tokens:
+        return current, []
     compactor = rules.compactor or rules.last_resort or ToolOutputCompactor(
         counter=rules.counter.counter)
-    result = compactor.compact(list(draft.current), keep_recent_turns=0)
-    if not result.compacted:
-        return draft
+    result = compactor.compact(current, keep_recent_turns=0)
     said = [f"the current turn's {c.tool} output compacted ({c.tokens_before} -> "
             f"{c.tokens_after} tokens): the part never dropped was over the budget"
             for c in result.compacted]
-    draft = dataclasses.replace(draft, current=tuple(result.items), current_compacted=True,
-                                dropped=(*draft.dropped, *said))
-    return _with_floor(draft, rules)
+    return list(result.items), said
+
+
+def compact_current(draft: Draft, rules: Rules) -> Draft:
+    """The last resort (part of :func:`draft_call`): when the floor alone is over the
+    budget, the current turn's bulky tool outputs are shown as previews (this call only;
+    the stored items keep them whole), with a line in ``dropped`` saying which and by how
+    much."""
+    if draft.current_compacted:
+        return draft
+    count = rules.counter
+    fixed = draft.floor - count.items(draft.current)
+    current, said = _fit_current(list(draft.current), fixed, rules)
+    if not said:
+        return draft
+    return dataclasses.replace(draft, current=tuple(current), current_compacted=True,
+                               dropped=(*draft.dropped, *said),
+                               floor=fixed + count.items(current))
 
 
 def count_turns(draft: Draft, source: TurnSource, rules: Rules) -> Draft:
@@ -161,11 +168,15 @@ def count_turns(draft: Draft, source: TurnSource, rules: Rules) -> Draft:
 def drop_retrieved(draft: Draft, rules: Rules) -> Draft:
     """Retrieved memory, least relevant block first, until it fits beside the turns (all
     of it when the turns alone overflow)."""
+    if not draft.blocks:
+        return draft
     blocks, dropped = list(draft.blocks), list(draft.dropped)
     count = rules.counter
     tokens = draft.retrieved_tokens
     overflow = draft.first > 0 or draft.older
     room = rules.max_tokens - draft.fixed - draft.turn_tokens
+    if not (overflow or tokens > room):
+        return draft
     while blocks and (overflow or tokens > room):
         worst = min(range(len(blocks)), key=lambda i: (blocks[i].score, -i))
         gone = blocks.pop(worst)
