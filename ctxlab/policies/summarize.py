@@ -434,7 +434,7 @@ def _size(p: SummarizeParams) -> float:
 
 
 SPEC = StrategySpec(
-    name="summarize", syntax="summarize:K[/L][@T|@P%/W]",
+    name="summarize", syntax="summarize:K/L, K@T, K@P%/W",
     help="SummarizingSession: fold all but the last K turns into a summary past L turns, "
          "T tokens, or P% of a W-token window (16k = 16384)",
     parse=parse_summarize, params_type=SummarizeParams, policy=None,
