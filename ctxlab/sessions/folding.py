@@ -1,7 +1,7 @@
 """The folding engine of a summarizing session: when folds run, and how they land safely.
 
 The *policy* (:mod:`ctxlab.policies.summarize`) decides what a fold covers; this module runs
-it, through a narrow interface to its session (:class:`FoldHost`: nine members, no private
+it, through a narrow interface to its session (:class:`FoldHost`: ten members, no private
 attribute of the session is read here):
 
 * **one fold at a time per session**, across processes: a fold holds the session's lease
