@@ -155,18 +155,18 @@ def _loose_runs(window: Window) -> tuple[list[range], list[Synthetic], str | Non
 
 def _split_turns(log: LogView, runs: list[range], synthetic: list[Synthetic]) -> list[str]:
     starts = log.turn_starts
-    n = len(log)
-    covers_end = {s.covers[1] for s in synthetic if s.covers is not None}
+    n, count = len(log), len(starts)
+    covers_end = {s.covers[1] for s in synthetic if s.covers is not None} if synthetic else ()
     problems = []
     for run in runs:
-        for edge, where in ((run.start, "starts"), (run.stop, "ends")):
-            if edge in (0, n) or edge in covers_end:
+        for edge in (run.start, run.stop):
+            if edge == 0 or edge == n or edge in covers_end:
                 continue
-            k = bisect_left(starts, edge)
-            if k < len(starts) and starts[k] == edge:
+            k = bisect_left(starts, edge)  # the 1-based number of the turn `edge` is in
+            if k < count and starts[k] == edge:
                 continue
-            turn = k  # the 1-based number of the turn `edge` falls in (0: the preamble)
-            part = "the preamble" if turn == 0 else f"turn {turn}"
+            part = "the preamble" if k == 0 else f"turn {k}"
+            where = "starts" if edge == run.start else "ends"
             problems.append(f"it {where} inside {part} at raw item {edge} (half a turn: a "
                             "turn must be shown whole or not at all)")
     return problems

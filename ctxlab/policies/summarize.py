@@ -216,32 +216,46 @@ def shown_tokens(log: LogView, summary: SummaryRecord | None, params: SummarizeP
     return shown
 
 
+def fired(log: LogView, summary: SummaryRecord | None, params: SummarizeParams,
+          summary_tokens: int = 0) -> tuple[str, int] | None:
+    """The trigger that fired, ``("turns", unfolded turns)`` or ``("tokens", tokens
+    shown)``, when there is also something to fold; else None. (Cheap: called after every
+    write.)"""
+    unfolded = log.turn_count - folded_turns(summary)
+    limit = params.context_limit
+    if limit is not None and unfolded > limit:
+        return ("turns", unfolded)  # unfolded > L >= K: the turns before the last K can fold
+    threshold = params.fold_tokens
+    if threshold is None or unfolded <= params.keep_last_n_turns:
+        return None
+    shown = shown_tokens(log, summary, params, summary_tokens)
+    if shown > threshold and plan_fold(log, summary, params) is not None:
+        return ("tokens", shown)
+    return None
+
+
 def fold_reason(log: LogView, summary: SummaryRecord | None, params: SummarizeParams,
                 summary_tokens: int = 0) -> str | None:
-    """Why a fold is due (the trigger that fired: turns or tokens), or None when none fired
-    or there is nothing to fold (everything unfolded is in the last K turns)."""
-    if plan_fold(log, summary, params) is None:
+    """Why a fold is due (the trigger that fired, in words), or None when none fired or
+    there is nothing to fold (everything unfolded is in the last K turns)."""
+    found = fired(log, summary, params, summary_tokens)
+    if found is None:
         return None
-    unfolded = unfolded_turns(log, summary)
-    if params.context_limit is not None and unfolded > params.context_limit:
-        return f"{unfolded} unfolded turns are shown, over context_limit={params.context_limit}"
+    what, count = found
+    if what == "turns":
+        return f"{count} unfolded turns are shown, over context_limit={params.context_limit}"
     threshold = params.fold_tokens
-    if threshold is not None:
-        shown = shown_tokens(log, summary, params, summary_tokens)
-        if shown > threshold:
-            if threshold == params._share_tokens():
-                what = (f"{params.fold_at_share:.0%} of the {params.model_window}-token window "
-                        f"({threshold})")
-            else:
-                what = f"fold_at_tokens={threshold}"
-            return f"{shown} tokens are shown, over {what}"
-    return None
+    if threshold == params._share_tokens():
+        over = f"{params.fold_at_share:.0%} of the {params.model_window}-token window ({threshold})"
+    else:
+        over = f"fold_at_tokens={threshold}"
+    return f"{count} tokens are shown, over {over}"
 
 
 def fold_due(log: LogView, summary: SummaryRecord | None, params: SummarizeParams,
              summary_tokens: int = 0) -> bool:
-    """The fold trigger fired and there is something to fold (:func:`fold_reason`)."""
-    return fold_reason(log, summary, params, summary_tokens) is not None
+    """The fold trigger fired and there is something to fold (:func:`fired`)."""
+    return fired(log, summary, params, summary_tokens) is not None
 
 
 def plan_fold(

@@ -56,7 +56,7 @@ from ..policies.summarize import (
     FoldPlan,
     SummarizeParams,
     SummaryRecord,
-    fold_reason,
+    fired,
     pending_calls,
     plan_fold,
     summary_slots,
@@ -394,7 +394,7 @@ class _FoldPort:
         s = self._session
         pair = (sum(slot.tokens for slot in s._summary_slots())
                 if s.params.fold_tokens is not None else 0)  # only a token trigger needs it
-        return fold_reason(s._log, s._fold.summary, s.params, pair) is not None
+        return fired(s._log, s._fold.summary, s.params, pair) is not None
 
     def next_job(self, *, rebuild: bool = False) -> FoldJob | None:
         """The fold to run now (None: none is due), or with ``rebuild`` the rebuild of
