@@ -151,8 +151,8 @@ from .records import (
 )
 from .records.users import UserContext
 from .sessions import (
-    FirstLastSession,
     MemorySession,
+    PolicySession,
     SummarizingSession,
     SummaryRecord,
     TokenBudgetWarning,
@@ -162,6 +162,7 @@ from .sessions.registry import (
     ChatService,
     SessionRegistry,
 )
+from .sessions.strategies import session_classes as _session_classes
 from .stores import (
     Checkpoint,
     LogStore,
@@ -252,9 +253,17 @@ _LAZY: dict[str, tuple[str, str]] = {
 }
 
 
+#: Every registered strategy's session class (FirstLastSession, TokenTailSession, ...): a
+#: strategy is exported by registering it (ctxlab.sessions.strategies), not by a line here.
+globals().update(_session_classes())
+
+
 def __getattr__(name: str) -> Any:
     spec = _LAZY.get(name)
     if spec is None:
+        session = _session_classes().get(name)  # a strategy registered after import
+        if session is not None:
+            return session
         raise AttributeError(f"module 'ctxlab' has no attribute {name!r}")
     value = getattr(importlib.import_module(spec[0]), spec[1])
     globals()[name] = value  # later lookups skip this function
@@ -400,6 +409,7 @@ __all__ = [
     "MemoryHub",
     "MemorySession",
     "ModelCallError",
+    "PolicySession",
     "OfflineSupportModel",
     "OfflineTeamModel",
     "PreloadRule",
@@ -538,6 +548,8 @@ __all__ = [
     "tokens_per_turn",
     "turn_starts",
     "validate_items",
+    *sorted(set(_session_classes()) - {"FirstLastSession", "SummarizingSession",
+                                        "TrimmingSession"}),
 ]
 
 # Issue 21a: folds are priced (MeteredSummarizer); the offline model's realistic reader; the

@@ -18,6 +18,10 @@ ROOT = Path(__file__).resolve().parent.parent
 # Tests never call a real API: force the offline backend for this process and for the
 # notebook kernels nbval starts (they inherit this environment).
 os.environ["CTXLAB_BACKEND"] = "offline"
+# Strict policy invariants (ctxlab.policies.invariants): a window that would need repair
+# because of its policy (half a turn, a blown budget) raises, naming the policy, here and in
+# subprocesses and notebook kernels the tests start.
+os.environ["CTXLAB_STRICT"] = "1"
 
 # Property tests explore new random cases on every local run (a failure is a real bug, with
 # the case to reproduce it); CI runs a fixed set so that its verdict is reproducible.

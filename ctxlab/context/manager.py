@@ -23,8 +23,13 @@ When the request is over budget, things go in this order until it fits:
 4. the early summary, then the structured state.
 
 The instructions, the tool schemas, the preamble and the current turn are never dropped.
-If they alone exceed the budget the call is sent anyway with nothing else, and a
-:class:`~ctxlab.context.ContextBudgetWarning` says so.
+If they alone exceed the budget, the current turn's bulky tool outputs are shown as
+previews (this call only) as a last resort, and ``dropped`` says so; if that is not enough,
+the call is sent anyway with nothing else, and a
+:class:`~ctxlab.context.ContextBudgetWarning` says why.
+
+These are ordered, pure steps over a draft of the call (:mod:`ctxlab.context.budget`);
+:mod:`ctxlab.context.assemble` puts the result in order and counts it.
 
 Token counts are exact (o200k_base) and honest: the instructions (plus per-item overhead)
 and the JSON schema of every tool offered count too, exactly as
@@ -41,20 +46,18 @@ including the calls inside one run's tool loop.
 from __future__ import annotations
 
 import logging
-import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core.checks import check_int
-from ..core.items import is_output, is_user_message, model_safe
 from ..core.tokens import TokenCounter
-from ..core.validate import repair
 from ..summarizers.base import SUMMARY_SHADOW_PROMPT
-from .assembled import AssembledContext, empty_sections
+from .assemble import assemble_call
+from .assembled import AssembledContext
+from .budget import Rules, fit
 from .compaction import ToolOutputCompactor
 from .counting import RequestCounter
-from .roles import shrink_turn
 from .sources import (
     RetrievalSource,
     RetrievedBlock,
@@ -63,7 +66,6 @@ from .sources import (
     StateValue,
     as_blocks,
     resolve,
-    retrieved_message,
     state_item,
 )
 from .split import (
@@ -74,7 +76,6 @@ from .split import (
     split_model_input,
     split_tail,
 )
-from .warnings import ContextBudgetWarning
 
 if TYPE_CHECKING:
     from agents import RunConfig
@@ -135,17 +136,6 @@ async def agent_tools(agent: Any, context: Any = None) -> list[Any]:
                 }
             )
     return tools
-
-
-def _turn_span(first: int, n: int, older: bool = False) -> str:
-    """"earlier turn 1 of 4" or "earlier turns 1-3 of 4": the oldest ``first`` of ``n``; with
-    ``older`` (a long history whose oldest turns were never read) "every earlier turn before
-    the newest 2"."""
-    if older:
-        kept = n - first
-        return ("every earlier turn" if kept == 0
-                else f"every earlier turn before the newest {kept}")
-    return f"earlier turn 1 of {n}" if first == 1 else f"earlier turns 1-{first} of {n}"
 
 
 class ContextManager:
@@ -224,6 +214,7 @@ class ContextManager:
         self.calls: deque[AssembledContext] = deque(maxlen=check_int("keep_last", keep_last))
         #: Errors raised by the state or retrieval source (the call went on without it).
         self.source_errors: deque[str] = deque(maxlen=100)
+        self._last_resort: ToolOutputCompactor | None = None
 
     def __repr__(self) -> str:
         extras = [f"max_tokens={self.max_tokens}"]
@@ -365,100 +356,11 @@ class ContextManager:
             logger.warning("retrieval source failed; this call goes without it: %s", exc)
             return []
 
-    def _shorten(
-        self,
-        turns: list[list[Item]],
-        tokens: list[int | None],
-        full: Callable[[int], int],
-        room: int,
-    ) -> tuple[int, list[int]]:
-        """The role-aware steps. The newest ``protect_recent_turns`` earlier turns stay
-        verbatim while older turns are shortened (oldest first) and then dropped (oldest
-        first); only when the protected turns alone overflow are they shortened and dropped
-        too, in the same order. Returns the first kept turn and the shortened turns;
-        ``turns`` and ``tokens`` are updated in place (kept turns get their sizes).
-        """
-        n = len(turns)
-        older = n - min(self.protect_recent_turns, n)  # turns[older:] are protected
-        short: dict[int, tuple[list[Item], int]] = {}
-
-        def shrink(i: int) -> tuple[list[Item], int]:
-            if i not in short:
-                items = shrink_turn(
-                    turns[i], self.counter, assistant_max_tokens=self.assistant_max_tokens
-                )
-                short[i] = (items, self.counter.items(items))
-            return short[i]
-
-        def shorten_then_drop(lo: int, hi: int, space: int) -> tuple[int, list[int]]:
-            """Shorten turns[lo:hi] oldest first until they fit ``space``, then drop."""
-            sizes = [t if t is not None else full(lo + k) for k, t in enumerate(tokens[lo:hi])]
-            tokens[lo:hi] = sizes
-            total, done = sum(sizes), []
-            for i in range(lo, hi):
-                if total <= space:
-                    break
-                items, size = shrink(i)
-                if size < tokens[i]:  # type: ignore[operator]
-                    total -= tokens[i] - size  # type: ignore[operator]
-                    turns[i], tokens[i] = items, size
-                    done.append(i)
-            first = lo
-            while total > space and first < hi:
-                total -= tokens[first]  # type: ignore[operator]
-                first += 1
-            return first, [i for i in done if i >= first]
-
-        protected = sum(
-            t if t is not None else full(older + k) for k, t in enumerate(tokens[older:])
-        )
-        if protected > room:  # no room for older turns at all
-            for k in range(older, n):
-                tokens[k] = tokens[k] if tokens[k] is not None else full(k)
-            return shorten_then_drop(older, n, room)
-        space = room - protected
-        used, first = 0, older
-        for i in range(older - 1, -1, -1):  # shortened older turns, newest first
-            size = shrink(i)[1]
-            if used + size > space:
-                break
-            used += size
-            first = i
-        if first > 0:  # even shortened, not all older turns fit: keep the newest that do
-            for i in range(first, older):
-                turns[i], tokens[i] = short[i]
-            for k in range(older, n):
-                tokens[k] = tokens[k] if tokens[k] is not None else full(k)
-            return first, list(range(first, older))
-        for k in range(older, n):
-            tokens[k] = tokens[k] if tokens[k] is not None else full(k)
-        return shorten_then_drop(0, older, space)
-
-    def _compact(self, items: list[Item]) -> list[Item]:
-        if self.compactor is None or not items:
-            return items
-        return self.compactor.compact(items, keep_recent_turns=0).items  # type: ignore[return-value]
-
-    def _newest_turns(self, source: TurnSource, room: int) -> tuple[list[list[Item]], bool]:
-        """The newest earlier turns that can matter under ``room`` tokens (oldest first),
-        and whether older ones exist beyond them (those are dropped without being read).
-        Turns are taken until even their smallest form (compacted, shortened when
-        role-aware and not protected) overflows ``room``."""
-        picked: list[list[Item]] = []
-        used = 0
-        count = self.counter
-        while True:
-            turn = source.get(len(picked))
-            if turn is None:
-                return picked[::-1], False
-            smallest = self._compact(turn) if self.compactor is not None else turn
-            if self.role_aware and len(picked) >= self.protect_recent_turns:
-                smallest = shrink_turn(smallest, count,
-                                       assistant_max_tokens=self.assistant_max_tokens)
-            picked.append(turn)
-            used += count.items(smallest)
-            if used > room:
-                return picked[::-1], source.get(len(picked)) is not None
+    def _rules(self) -> Rules:
+        if self._last_resort is None or self._last_resort.counter is not self.counter.counter:
+            self._last_resort = ToolOutputCompactor(counter=self.counter.counter)
+        return Rules(self.max_tokens, self.counter, self.compactor, self.role_aware,
+                     self.protect_recent_turns, self.assistant_max_tokens, self._last_resort)
 
     def _build(
         self,
@@ -469,135 +371,11 @@ class ContextManager:
         blocks: list[RetrievedBlock],
         source: TurnSource | None = None,
     ) -> AssembledContext:
-        count = self.counter
-        budget = self.max_tokens
-        preamble = self._compact(list(parts.preamble))
-        current = list(parts.current)
-        if self.compactor is not None and self.compactor.keep_recent_turns == 0:
-            current = self._compact(current)
-        tool_tokens = count.tools(tools)
-        preamble_tokens = count.items(preamble)
-        floor = (
-            count.instructions(instructions) + tool_tokens + preamble_tokens + count.items(current)
-        )
-        state_tokens = count.item(state) if state is not None else 0
-        summary = list(parts.summary)
-        summary_tokens = count.items(summary)
-        fixed = floor + state_tokens + summary_tokens
-        room = budget - fixed  # what the earlier turns and retrieved memory may use
-        dropped: list[str] = []
-        if source is None:
-            source = ListTurns(parts.turns)
-        turns, older = self._newest_turns(source, room)
-        n = len(turns)
-        # Tool-output compaction, turn by turn (only turns that are counted are compacted):
-        # the newest ``keep_recent_turns`` turns, the current one included, stay untouched.
-        compact_before = n
-        if self.compactor is not None:
-            keep = self.compactor.keep_recent_turns
-            compact_before = n if keep == 0 else max(0, n - (keep - 1))
-
-        def full(i: int) -> int:
-            if i < compact_before:
-                turns[i] = self._compact(turns[i])
-            return count.items(turns[i])
-
-        # The turns' tokens, newest first, until they no longer fit: older ones need not be
-        # counted (they are shortened or dropped anyway).
-        tokens: list[int | None] = [None] * n
-        fits_from, used = n, 0
-        for i in range(n - 1, -1, -1):
-            size = tokens[i] = full(i)
-            if used + size > room:
-                break
-            used += size
-            fits_from = i
-        overflow = fits_from > 0 or older
-
-        # 1. retrieved memory, least relevant block first
-        blocks = list(blocks)
-        retrieved = retrieved_message(blocks)
-        retrieved_tokens = count.item(retrieved) if retrieved else 0
-        while blocks and (overflow or used + retrieved_tokens > room):
-            worst = min(range(len(blocks)), key=lambda i: (blocks[i].score, -i))
-            gone = blocks.pop(worst)
-            dropped.append(f"retrieved {gone.label or 'block'} (score {gone.score:.2f})")
-            retrieved = retrieved_message(blocks)
-            retrieved_tokens = count.item(retrieved) if retrieved else 0
-
-        # 2. role-aware: shorten older turns (oldest first, the protected newest ones last);
-        # 3. drop the oldest turns, whole.
-        first, shortened = fits_from, []
-        if overflow and self.role_aware:
-            first, shortened = self._shorten(turns, tokens, full, room)
-            if first or older:
-                dropped.append(f"{_turn_span(first, n, older)} (oldest first, after "
-                               "shortening)")
-        elif overflow:
-            dropped.append(f"{_turn_span(first, n, older)} (oldest first)")
-        total = fixed + retrieved_tokens + sum(t for t in tokens[first:] if t is not None)
-
-        # 4. the summary, then the structured state
-        if total > budget and summary:
-            total -= summary_tokens
-            dropped.append(f"summary ({summary_tokens} tokens)")
-            summary, summary_tokens = [], 0
-        if total > budget and state is not None:
-            total -= state_tokens
-            dropped.append(f"structured state ({state_tokens} tokens)")
-            state, state_tokens = None, 0
-
-        # assemble in order, label every item
-        labelled: list[tuple[Item, str]] = [(it, "instructions") for it in preamble]
-        if state is not None:
-            labelled.append((state, "structured_state"))
-        labelled += [(it, "summary") for it in summary]
-        for turn in turns[first:]:
-            labelled += [(it, "tool_outputs" if is_output(it) else "recent_turns") for it in turn]
-        if retrieved is not None:
-            labelled.append((retrieved, "retrieved_memory"))
-        for pos, it in enumerate(current):
-            if pos == 0 and is_user_message(it):
-                labelled.append((it, "new_input"))
-            else:
-                labelled.append((it, "tool_outputs" if is_output(it) else "recent_turns"))
-
-        bad = repair([it for it, _ in labelled])
-        if bad:
-            labelled = [pair for n, pair in enumerate(labelled) if n not in bad]
-        items = [model_safe(it) for it, _ in labelled]
-        item_tokens = tuple(count.item(it) for it in items)
-        sections = empty_sections()
-        sections["instructions"] = count.instructions(instructions) + tool_tokens
-        for (_, section), tokens in zip(labelled, item_tokens, strict=True):
-            sections[section] += tokens
-
-        warning = None
-        result_total = sum(sections.values())
-        if result_total > budget:
-            warning = (
-                f"the part of this model call that is never dropped needs {result_total} tokens "
-                f"(instructions and tool schemas {sections['instructions']}, new input "
-                f"{sections['new_input']}, the rest of the current turn "
-                f"{result_total - sections['instructions'] - sections['new_input']}), over the "
-                f"max_tokens budget of {budget}; it is sent anyway, with nothing else"
-            )
-            warnings.warn(warning, ContextBudgetWarning, stacklevel=3)
-        result = AssembledContext(
-            instructions=instructions,
-            items=items,
-            item_sections=tuple(section for _, section in labelled),
-            sections=sections,
-            budget=budget,
-            floor=floor,
-            tool_tokens=tool_tokens,
-            preamble_tokens=preamble_tokens,
-            dropped=tuple(dropped),
-            shortened=tuple(sorted(n - 1 - i for i in shortened)),
-            repaired=len(bad),
-            warning=warning,
-            item_tokens=item_tokens,
-        )
+        """Fit the call (:func:`~ctxlab.context.budget.fit`: the ordered budget steps) and
+        assemble it (:func:`~ctxlab.context.assemble.assemble_call`)."""
+        rules = self._rules()
+        result = assemble_call(fit(parts, instructions, tools, state, blocks, source, rules),
+                               rules)
         self.calls.append(result)
         if self.on_assemble is not None:
             self.on_assemble(result)

@@ -91,35 +91,42 @@ def shrink_turn(
     call that needs its id is left out). The result is a valid sequence if ``turn`` is."""
     names = dict(names or tool_names(turn))
     out: list[Mapping[str, Any]] = []
-    drop_id = False
+    after_reasoning = False  # the item before was reasoning that is now removed
     for item in turn:
-        kind = item_type(item)
-        if kind == "reasoning":
-            drop_id = True
+        type_ = item_type(item)
+        if type_ == "reasoning":
+            after_reasoning = True
             continue
-        if kind == "message" and item.get("role") == "assistant":
-            new = shorten_assistant(item, assistant_max_tokens, counter)
-            if drop_id and "id" in new:
-                # Its reasoning is gone, so its id must go too; without an id only the
-                # plain-text form is accepted by both SDK model classes.
-                new = {"role": "assistant", "content": content_text(item.get("content"))}
+        new = _shrunk(item, type_, after_reasoning, counter, assistant_max_tokens, names)
+        if new is not None:
             out.append(new)
-        elif is_output(item) and kind in ("function_call_output", "custom_tool_call_output"):
-            text = item_text(item)
-            if text.startswith(COMPACTED_MARK) or counter.text(text) <= assistant_max_tokens:
-                out.append(item)
-                continue
-            preview = _preview(text, names.get(str(item.get("call_id")), "tool"))
-            out.append({**item, "output": preview} if len(preview) < len(text) else item)
-        elif drop_id and "id" in item and kind != "message":
-            # Its reasoning is gone, so its id (which points at that reasoning) must go too.
-            # Types that cannot exist without an id (hosted calls such as web_search_call)
-            # are dropped from the shortened turn instead.
-            if "id" in item_schemas().get(kind, _NO_SCHEMA).required:
-                continue
-            out.append({k: v for k, v in item.items() if k != "id"})
-        else:
-            out.append(item)
-        if kind != "reasoning":
-            drop_id = False if kind == "message" or is_output(item) else drop_id
+        if type_ == "message" or is_output(item):
+            after_reasoning = False
     return out
+
+
+def _shrunk(item: Mapping[str, Any], type_: str, after_reasoning: bool,
+            counter: RequestCounter, assistant_max_tokens: int,
+            names: Mapping[str, str]) -> Mapping[str, Any] | None:
+    """The shortened form of one item of an older turn (None: left out)."""
+    if type_ == "message" and item.get("role") == "assistant":
+        new = shorten_assistant(item, assistant_max_tokens, counter)
+        if after_reasoning and "id" in new:
+            # Its reasoning is gone, so its id must go too; without an id only the
+            # plain-text form is accepted by both SDK model classes.
+            new = {"role": "assistant", "content": content_text(item.get("content"))}
+        return new
+    if is_output(item) and type_ in ("function_call_output", "custom_tool_call_output"):
+        text = item_text(item)
+        if text.startswith(COMPACTED_MARK) or counter.text(text) <= assistant_max_tokens:
+            return item
+        preview = _preview(text, names.get(str(item.get("call_id")), "tool"))
+        return {**item, "output": preview} if len(preview) < len(text) else item
+    if after_reasoning and "id" in item and type_ != "message":
+        # Its reasoning is gone, so its id (which points at that reasoning) must go too.
+        # Types that cannot exist without an id (hosted calls such as web_search_call)
+        # are dropped from the shortened turn instead.
+        if "id" in item_schemas().get(type_, _NO_SCHEMA).required:
+            return None
+        return {k: v for k, v in item.items() if k != "id"}
+    return item

@@ -30,12 +30,3 @@ def check_seconds(name: str, value: Any, *, allow_none: bool = True) -> float | 
         raise ValueError(f"{name} must be {allowed}a number of seconds > 0, got {value!r}")
     return float(value)
 
-
-def check_callable(name: str, value: Any, *, allow_none: bool = True) -> Any:
-    """A callable (or None when ``allow_none``)."""
-    if value is None and allow_none:
-        return None
-    if not callable(value):
-        raise ValueError(f"{name} must be callable{' or None' if allow_none else ''}, "
-                         f"got {type(value).__name__}")
-    return value

@@ -108,9 +108,6 @@ NEW_PROBLEM: tuple[str, ...] = (
     r"another\s+(?:problem|issue|device|one)", r"one\s+more\s+(?:problem|issue|thing\s+broke)",
     r"(?:my|the)\s+other\s+", r"also\s+(?:have|got)\s+(?:a|an)\b", r"second\s+",
 )
-#: Words that return to an earlier device ("Back to my laptop for a second").
-BACK_TO: tuple[str, ...] = (r"back\s+to\s+(?:my|the)", r"about\s+(?:my|the)\s+\w+\s+again",
-                            r"(?:my|the)\s+\w+\s+again")
 
 # ----------------------------------------------------------------------------- problems
 #: A reported problem (a symptom) in a customer's message.
@@ -130,8 +127,6 @@ RESOLVED: tuple[str, ...] = (
     r"it\s+works", r"no\s+longer\s+(?:happens|crashes|freezes)", r"sorted",
     r"好了|修好了|正常了|解决了",
 )
-#: Words that negate a resolution ("still not fixed", "it isn't working again").
-NEGATION: tuple[str, ...] = (r"not", r"never", r"still", r"n't", r"\?")
 
 # ----------------------------------------------------------------------------- steps
 #: Troubleshooting actions an agent asks for (at the start of an instruction, or of a

@@ -22,7 +22,6 @@ from .items import (
     clone,
     is_call,
     is_model_emitted,
-    is_output,
     item_kind,
     item_problem,
     item_type,
@@ -241,11 +240,6 @@ class RawLog:
     def counter(self) -> TokenCounter:
         return self._counter
 
-    def call_of(self, index: int) -> int | None:
-        """The index of the call that tool output ``index`` answers (None: no such call)."""
-        partner = self._partner[index]
-        return partner if partner != _NONE and is_output(self._items[index]) else None
-
     def output_of(self, index: int) -> int | None:
         """The index of the output that answers tool call ``index`` (None: none yet)."""
         partner = self._partner[index]
@@ -305,12 +299,6 @@ class RawLog:
     def turn_of(self, index: int) -> int | None:
         """1-based turn number of ``items[index]``; None for the preamble."""
         return bisect_right(self._starts, index) or None
-
-    def turn_range(self, number: int) -> range:
-        """Indices of turn ``number`` (1-based)."""
-        start = self._starts[number - 1]
-        end = self._starts[number] if number < len(self._starts) else len(self._items)
-        return range(start, end)
 
     def first_turn_fitting(self, budget: int, lo_turn: int = 0) -> int:
         """The 0-based index (into :attr:`turn_starts`) of the earliest turn, not before

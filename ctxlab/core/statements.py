@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal, TypeVar
 
 from . import cues
@@ -233,7 +233,3 @@ def current_statements(statements: Sequence[Statement]) -> list[Statement]:
         current.append(statement)
     return current
 
-
-def with_turn(statements: Iterable[Statement], turn: int | None) -> list[Statement]:
-    """The statements with ``turn`` filled in."""
-    return [replace(s, turn=turn) for s in statements]

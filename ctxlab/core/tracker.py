@@ -64,8 +64,6 @@ RECORDS = "records"
 
 #: Kinds where a new value replaces the current one (per entity).
 SINGLE_VALUED = frozenset({"email", "firmware", "serial", "phone", "model"})
-#: Kinds that describe a device.
-DEVICE_KINDS = frozenset({"serial", "firmware", "error_code", "model"})
 #: Kinds that belong to the device being discussed, or to the case when there is none.
 CASE_KINDS = frozenset({"ticket", "order", "rma", "reservation", "date"})
 #: Kinds that belong to the customer (a tool's value the customer never gave is a record).

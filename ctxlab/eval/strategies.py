@@ -12,6 +12,11 @@ Spec syntax (what ``--strategy`` accepts)::
             | trim:N[@T]                   TrimmingSession(max_turns=N[, max_tokens=T])
             | summarize:K/L                SummarizingSession(keep_last_n_turns=K,
                                            context_limit=L), extractive summaries offline
+                                           (also K@T, K@P%/W: fold past T tokens or P% of
+                                           a W-token window)
+            | firstlast:F/N | tokentail:T  and every other registered strategy
+                                           (ctxlab.sessions.strategies; ``python -m ctxlab
+                                           strategies`` lists them)
     ADDON  := budget:T                     ContextManager(max_tokens=T): a hard token budget
             | state                        structured state memory (StateMemory)
             | recall[:K]                   recall of evicted turns (Recall, top K snippets)
@@ -188,7 +193,7 @@ def _session_base(spec: StrategySpec) -> Callable[[str | None, Any], Base]:
 
         def make(sid: str) -> Any:
             extra: dict[str, Any] = {}
-            if spec.name == "summarize":  # the one strategy that takes a summarizer
+            if spec.hints.summarizer:  # the strategy's session takes a summarizer
                 factory = isinstance(summarizer, type) or (
                     callable(summarizer) and not hasattr(summarizer, "summarize"))
                 chosen = summarizer() if factory else summarizer
@@ -308,6 +313,16 @@ def _manager_transform(base: Base, addons: Sequence[Addon]) -> TransformFactory:
     return make
 
 
+def _registered_later(kind: str) -> Component | None:
+    """A base for a strategy registered after this module was imported (your own)."""
+    found = next((s for s in strategies() if s.name == kind), None)
+    if found is None:
+        return None
+    register_component(Component(found.name, "base", found.syntax, found.help,
+                                 _session_base(found)))
+    return _COMPONENTS[kind]
+
+
 def parse_strategy(spec: str | Strategy, *, summarizer: Any = None) -> Strategy:
     """The :class:`Strategy` a spec describes (see the module docstring for the syntax).
 
@@ -330,7 +345,7 @@ def parse_strategy(spec: str | Strategy, *, summarizer: Any = None) -> Strategy:
             raise ValueError(f"strategy {spec!r}: empty part (two '+' in a row, or a '+' at an "
                              "end)")
         kind, colon, arg = part.partition(":")
-        component = _COMPONENTS.get(kind.strip())
+        component = _COMPONENTS.get(kind.strip()) or _registered_later(kind.strip())
         if component is None:
             known = ", ".join(c.syntax for c in components())
             raise ValueError(f"strategy {spec!r}: unknown part {part!r}; known: {known}")

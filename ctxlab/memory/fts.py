@@ -84,9 +84,8 @@ which while who why will with would you your yours
 #: Words too common to search on (their IDF is tiny anyway; dropping them keeps queries fast).
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
-#: BM25 parameters FTS5 uses (fixed in its ``bm25()`` function).
+#: BM25's k1 as FTS5 uses it (fixed in its ``bm25()`` function; b is 0.75 there).
 BM25_K1 = 1.2
-BM25_B = 0.75
 
 #: The FTS5 tokenizer of the indexed ``terms`` column: it only splits the space-separated
 #: terms that :func:`tokenize` produced (the text itself is stored unindexed).

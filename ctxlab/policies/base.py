@@ -7,15 +7,17 @@ state it was given (a summary record) and its parameters, and returns a :class:`
 * ``slots``: what the model should see, in order: raw indices into the log, or
   :class:`Synthetic` items the policy injects (a summary pair);
 * ``reasons``: why each slot is in the window (the ledger shows them);
-* ``excluded(index)``: for a raw index not in ``slots``, its state (dropped, summarized)
+* ``fate_of(index)``: for a raw index not in ``slots``, its state (dropped, summarized)
   and the reason;
 * ``notes``: warnings for the caller (a turn over the token budget).
 
-The session then makes the window valid for the API (:func:`ctxlab.sessions.view.build_view`:
-pairs repaired, the item limit applied at a safe cut) and explains every item in the ledger.
-Adding a strategy therefore means writing one policy function (see
-:mod:`ctxlab.policies.first_last`, about 60 lines) and registering a session for it
-(:mod:`ctxlab.sessions.strategies`).
+The session checks the window against the strategy's invariants
+(:mod:`ctxlab.policies.invariants`: whole turns, a declared budget), then makes it valid for
+the API (:func:`ctxlab.sessions.view.build_view`: late outputs and pending calls, the item
+limit applied at a safe cut) and explains every item in the ledger. Adding a strategy
+therefore means writing one policy file that ends with its
+:class:`~ctxlab.policies.spec.StrategySpec` (see :mod:`ctxlab.policies.token_tail`) and
+registering it (:mod:`ctxlab.sessions.strategies`).
 """
 
 from __future__ import annotations
@@ -57,8 +59,6 @@ class LogView(Protocol):
     def preamble_end(self) -> int: ...
 
     def turn_of(self, index: int) -> int | None: ...
-
-    def call_of(self, index: int) -> int | None: ...
 
     def output_of(self, index: int) -> int | None: ...
 
@@ -107,12 +107,26 @@ class Window:
 
     slots: list[Slot]
     reasons: list[str]  # why each slot is in the view
-    excluded: Excluded  # fate of a raw index not in slots
+    fate_of: Excluded  # fate of a raw index not in slots: (state, reason)
     notes: list[str] = field(default_factory=list)  # warnings to surface to the caller
     # The slots as runs of consecutive raw indices, when every slot was added as a range
     # (None: unknown, or a synthetic or loose slot among them). Views use it to skip
     # per-item work for plain windows; it is only ever a shortcut.
     runs: list[range] | None = None
+    # The raw slots as runs, and the synthetic slots, while raw slots are only added as
+    # ranges (None: a loose raw slot among them, or not tracked). The invariant checks
+    # (ctxlab.policies.invariants) read them; also only ever a shortcut.
+    raw_runs: list[range] | None = None
+    synthetic: list[Synthetic] = field(default_factory=list)
+
+    @property
+    def excluded(self) -> Excluded:
+        """The former name of :attr:`fate_of` (kept for existing policies)."""
+        return self.fate_of
+
+    @excluded.setter
+    def excluded(self, fate_of: Excluded) -> None:
+        self.fate_of = fate_of
 
     def add(self, slots: Sequence[Slot] | range, reason: str) -> None:
         """Append ``slots``, all for the same ``reason``."""
@@ -120,16 +134,18 @@ class Window:
             return
         self.slots.extend(slots)
         self.reasons.extend([reason] * len(slots))
-        runs = self.runs
-        if runs is None:
-            return
         if type(slots) is range and slots.step == 1:
-            if runs and runs[-1].stop == slots.start:
-                runs[-1] = range(runs[-1].start, slots.stop)
+            if self.runs is not None:
+                _extend(self.runs, slots)
+            if self.raw_runs is not None:
+                _extend(self.raw_runs, slots)
+            return
+        self.runs = None
+        if self.raw_runs is not None:
+            if all(isinstance(s, Synthetic) for s in slots):
+                self.synthetic.extend(slots)  # type: ignore[arg-type]
             else:
-                runs.append(slots)
-        else:
-            self.runs = None
+                self.raw_runs = None
 
     def plain_runs(self) -> list[range] | None:
         """:attr:`runs`, if they still describe :attr:`slots` (else None)."""
@@ -144,11 +160,25 @@ class Window:
             return None
         return runs
 
+    def split_runs(self) -> tuple[list[range], list[Synthetic]] | None:
+        """:attr:`raw_runs` and :attr:`synthetic`, if they still describe :attr:`slots`."""
+        raw = self.raw_runs
+        if raw is None or sum(map(len, raw)) + len(self.synthetic) != len(self.slots):
+            return None
+        return raw, self.synthetic
+
+
+def _extend(runs: list[range], more: range) -> None:
+    if runs and runs[-1].stop == more.start:
+        runs[-1] = range(runs[-1].start, more.stop)
+    else:
+        runs.append(more)
+
 
 def preamble(log: LogView, keep: bool) -> Window:
     """A window that starts with the preamble (items before the first real user message)
-    when ``keep``; the caller appends the rest and sets ``excluded``."""
-    window = Window([], [], _nothing_excluded, runs=[])
+    when ``keep``; the caller appends the rest and sets ``fate_of``."""
+    window = Window([], [], _nothing_excluded, runs=[], raw_runs=[])
     if keep:
         window.add(range(log.preamble_end), PREAMBLE_REASON)
     return window

@@ -3,17 +3,20 @@
 The opening of a support chat often states what the whole conversation is about (the
 device, the account, the goal) while the latest turns hold the current step. This policy
 keeps both and lets the middle go, whole turns at a time, so tool calls stay paired.
-It is also the worked example of adding a strategy: this file, plus a few lines in
-:mod:`ctxlab.sessions.first_last` that register :class:`ctxlab.FirstLastSession`.
+Like every strategy it is this one file: the params, the policy and, at the end, the
+:class:`~ctxlab.policies.spec.StrategySpec` from which :class:`ctxlab.FirstLastSession` is made.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Any
 
 from ..core.checks import check_int
 from ..core.ledger import DROPPED, ItemState
 from .base import PREAMBLE_DROPPED, LogView, Window, preamble
+from .spec import PlotHints, PropertyHints, StrategySpec, log_scale, two_numbers
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,8 @@ class FirstLastParams:
     def __post_init__(self) -> None:
         check_int("first_turns", self.first_turns)
         check_int("last_turns", self.last_turns)
+        if not isinstance(self.keep_preamble, bool):
+            raise ValueError(f"keep_preamble must be True or False, got {self.keep_preamble!r}")
 
 
 def first_last_window(log: LogView, params: FirstLastParams) -> Window:
@@ -51,5 +56,34 @@ def first_last_window(log: LogView, params: FirstLastParams) -> Window:
         assert index in middle
         return DROPPED, f"between the first {first} and the last {last} turns"
 
-    window.excluded = excluded
+    window.fate_of = excluded
     return window
+
+
+def _parse(arg: str | None) -> dict[str, Any]:
+    first, last = two_numbers("firstlast", arg, "F", "N")
+    return {"first_turns": first, "last_turns": last}
+
+
+_LABEL = re.compile(r"first ?(\d+) ?\+ ?last ?(\d+)")
+
+
+def _read_label(text: str) -> dict[str, Any] | None:
+    """``first 1 + last 4`` (the label) or ``firstlast 1/4``."""
+    match = _LABEL.fullmatch(text)
+    if match is None and text.startswith("firstlast "):
+        match = re.fullmatch(r"firstlast (\d+) ?/ ?(\d+)", text)
+    return None if match is None else {"first_turns": int(match[1]), "last_turns": int(match[2])}
+
+
+SPEC = StrategySpec(
+    name="firstlast", syntax="firstlast:F/N",
+    help="FirstLastSession: pin the first F turns and keep the last N",
+    parse=_parse, params_type=FirstLastParams, policy=first_last_window,
+    session_name="FirstLastSession",
+    hints=PropertyHints(ranges={"first_turns": range(1, 4), "last_turns": range(1, 6)}),
+    plot=PlotHints("firstlast", size=lambda p: log_scale(
+        p.first_turns + p.last_turns + p.first_turns / (p.first_turns + p.last_turns + 1), 2, 12)),
+    label=lambda kw: f"first {kw['first_turns']} + last {kw['last_turns']}",
+    read_label=_read_label,
+)

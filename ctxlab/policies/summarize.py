@@ -1,10 +1,17 @@
 """Summarizing: fold older turns into a summary pair, keep the newest turns verbatim.
 
-Two parameters decide what the model sees (:class:`SummarizeParams`):
+What the model sees is decided by :class:`SummarizeParams`:
 
-* ``context_limit``: how many unfolded user turns may be shown before a fold is due;
-* ``keep_last_n_turns`` (<= ``context_limit``): how many of the newest turns stay verbatim
-  when a fold happens.
+* ``keep_last_n_turns`` (K): how many of the newest turns stay verbatim when a fold happens;
+* the *fold trigger* (:func:`fold_reason`), any of
+  ``context_limit`` (L: more than L unfolded turns are shown),
+  ``fold_at_tokens`` (T: what the model is shown, preamble + summary pair + unfolded turns,
+  passes T tokens) and ``fold_at_share`` of a ``model_window`` (the seed article's "fold at
+  40-50% of the window"); whichever fires first;
+* ``max_input_tokens``: what one summarizer call may read (previous summary pair + folded
+  items); a longer span is folded in chunks (:mod:`.fold_input`);
+* ``rebuild_every``: every N-th fold re-summarizes from the raw log instead of extending the
+  previous summary, so incremental drift cannot accumulate.
 
 A fold always ends at a turn boundary, so the turn range a :class:`SummaryRecord` states is
 exact. The pure functions here decide *what* to fold (:func:`plan_fold`) and *what the
@@ -26,38 +33,82 @@ The window never loses an item:
 
 from __future__ import annotations
 
-from bisect import bisect_left
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
+from functools import cached_property
 from typing import Any
 
-from ..core.checks import check_int
+from ..core.checks import check_int, check_optional_int
 from ..core.ledger import DROPPED, PENDING, SUMMARIZED, ItemState
 from .base import PREAMBLE_DROPPED, LogView, Synthetic, Window, preamble, synthetic
+from .spec import Invariants, PlotHints, PropertyHints, StrategySpec, log_scale, whole_number
 
 SUMMARY_PROMPT_KIND = "summary_prompt"
 SUMMARY_KIND = "summary"
+#: What one summarizer call reads at most by default (previous summary + folded items).
+DEFAULT_MAX_INPUT_TOKENS = 12_000
 
 
 @dataclass(frozen=True)
 class SummarizeParams:
-    """Fold past ``context_limit`` unfolded turns (>= 1), keeping the newest
-    ``keep_last_n_turns`` (0 <= K <= limit) verbatim; keep the preamble unless told not to."""
+    """Keep the newest ``keep_last_n_turns`` (>= 0) verbatim and fold the rest once the
+    fold trigger fires (see the module doc); keep the preamble unless told not to.
+
+    ``context_limit`` (>= 1, >= K, or None for no turn trigger), ``fold_at_tokens`` (>= 1)
+    and ``fold_at_share`` (0 < share <= 1, with ``model_window`` >= 1) are the triggers; at
+    least one is needed. ``max_input_tokens`` (>= 256, None: unbounded) bounds every
+    summarizer call; ``rebuild_every`` (>= 1, None: never) rebuilds every N-th fold.
+    """
 
     keep_last_n_turns: int = 3
-    context_limit: int = 3
+    context_limit: int | None = 3
     keep_preamble: bool = True
+    fold_at_tokens: int | None = None
+    fold_at_share: float | None = None
+    model_window: int | None = None
+    max_input_tokens: int | None = DEFAULT_MAX_INPUT_TOKENS
+    rebuild_every: int | None = None
 
     def __post_init__(self) -> None:
         check_int("keep_last_n_turns", self.keep_last_n_turns, minimum=0)
-        check_int("context_limit", self.context_limit)
-        if self.keep_last_n_turns > self.context_limit:
+        check_optional_int("context_limit", self.context_limit)
+        check_optional_int("fold_at_tokens", self.fold_at_tokens)
+        check_optional_int("model_window", self.model_window)
+        check_optional_int("max_input_tokens", self.max_input_tokens, minimum=256)
+        check_optional_int("rebuild_every", self.rebuild_every)
+        if not isinstance(self.keep_preamble, bool):
+            raise ValueError(f"keep_preamble must be True or False, got {self.keep_preamble!r}")
+        share = self.fold_at_share
+        if share is not None and (isinstance(share, bool) or not isinstance(share, (int, float))
+                                  or not 0 < share <= 1):
+            raise ValueError(f"fold_at_share must be a number in (0, 1], got {share!r}")
+        if (share is None) != (self.model_window is None):
+            raise ValueError("fold_at_share and model_window go together (a share of which "
+                             f"window?): got fold_at_share={share!r}, "
+                             f"model_window={self.model_window!r}")
+        if self.context_limit is None and self.fold_tokens is None:
+            raise ValueError("a summarizing session needs a fold trigger: context_limit, "
+                             "fold_at_tokens or fold_at_share (with model_window)")
+        if self.context_limit is not None and self.keep_last_n_turns > self.context_limit:
             raise ValueError(
                 f"keep_last_n_turns ({self.keep_last_n_turns}) must not be greater than "
                 f"context_limit ({self.context_limit}): the turns kept verbatim after a fold "
                 "must fit under the limit"
             )
+
+    @cached_property
+    def fold_tokens(self) -> int | None:
+        """The token threshold of the trigger: the lower of ``fold_at_tokens`` and
+        ``fold_at_share`` of ``model_window`` (None: no token trigger)."""
+        found = [t for t in (self.fold_at_tokens, self._share_tokens()) if t is not None]
+        return min(found) if found else None
+
+    def _share_tokens(self) -> int | None:
+        if self.fold_at_share is None or self.model_window is None:
+            return None
+        return max(1, int(self.fold_at_share * self.model_window))
 
 
 @dataclass(frozen=True)
@@ -66,7 +117,8 @@ class SummaryRecord:
 
     ``turns`` is the inclusive range of real user turns it folds (1-based; every one of them
     whole), ``items`` the half-open range of raw indices. ``pending_calls`` lists the
-    call ids of folded tool calls that had no output yet (folded as pending actions).
+    call ids of folded tool calls that had no output yet (folded as pending actions);
+    ``calls`` how many summarizer calls made it (usage figures are their sums).
     ``missing_identifiers`` lists identifier-like values from the folded items that the
     summary text does not contain. ``state`` is the summarizer's structured record behind
     the text (JSON-ready; see :class:`ctxlab.summarizers.SummaryResult`), handed back to it
@@ -89,14 +141,18 @@ class SummaryRecord:
     epoch: int = 0  # the store's log epoch when it was checked against the log
     pending_calls: tuple[str, ...] = ()
     state: dict[str, Any] | None = None
+    calls: int = 1  # summarizer calls it took (more than one: folded in chunks)
 
-    def metadata(self, kind: str) -> dict[str, Any]:
-        """What :meth:`SummarizingSession.get_full_history` reports for a summary item."""
+    def metadata(self, history_kind: str) -> dict[str, Any]:
+        """What :meth:`SummarizingSession.get_full_history` reports for a summary item
+        (``history_kind``: the seed's ``history_summary_prompt`` or ``history_summary``)."""
         data = self.to_dict()
         for private in ("text", "shadow", "digest", "epoch", "state"):
             data.pop(private)
+        if data["calls"] == 1:  # reported only for a fold made in chunks
+            data.pop("calls")
         data["created_at"] = datetime.fromtimestamp(self.created_at, timezone.utc).isoformat()
-        return {"synthetic": True, "kind": kind, **data}
+        return {"synthetic": True, "kind": history_kind, **data}
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (how a store keeps it)."""
@@ -124,6 +180,7 @@ class SummaryRecord:
             digest=str(data.get("digest", "")), epoch=int(data.get("epoch", 0)),
             pending_calls=tuple(str(v) for v in data.get("pending_calls", ())),
             state=dict(data["state"]) if isinstance(data.get("state"), Mapping) else None,
+            calls=int(data.get("calls", 1)),
         )
 
 
@@ -148,9 +205,57 @@ def unfolded_turns(log: LogView, summary: SummaryRecord | None) -> int:
     return log.turn_count - folded_turns(summary)
 
 
-def fold_due(log: LogView, summary: SummaryRecord | None, params: SummarizeParams) -> bool:
-    """More than ``context_limit`` turns are unfolded."""
-    return unfolded_turns(log, summary) > params.context_limit
+def shown_tokens(log: LogView, summary: SummaryRecord | None, params: SummarizeParams,
+                 summary_tokens: int = 0) -> int:
+    """Tokens the model is shown: the preamble (when kept), the summary pair
+    (``summary_tokens``) and every unfolded turn."""
+    start = summary.items[1] if summary is not None else log.preamble_end
+    shown = log.tokens_between(min(start, len(log)), len(log)) + summary_tokens
+    if params.keep_preamble:
+        shown += log.tokens_between(0, log.preamble_end)
+    return shown
+
+
+def fired(log: LogView, summary: SummaryRecord | None, params: SummarizeParams,
+          summary_tokens: int = 0) -> tuple[str, int] | None:
+    """The trigger that fired, ``("turns", unfolded turns)`` or ``("tokens", tokens
+    shown)``, when there is also something to fold; else None. (Cheap: called after every
+    write.)"""
+    unfolded = log.turn_count - folded_turns(summary)
+    limit = params.context_limit
+    if limit is not None and unfolded > limit:
+        return ("turns", unfolded)  # unfolded > L >= K: the turns before the last K can fold
+    threshold = params.fold_tokens
+    if threshold is None or unfolded <= params.keep_last_n_turns:
+        return None
+    shown = shown_tokens(log, summary, params, summary_tokens)
+    if shown > threshold and plan_fold(log, summary, params) is not None:
+        return ("tokens", shown)
+    return None
+
+
+def fold_reason(log: LogView, summary: SummaryRecord | None, params: SummarizeParams,
+                summary_tokens: int = 0) -> str | None:
+    """Why a fold is due (the trigger that fired, in words), or None when none fired or
+    there is nothing to fold (everything unfolded is in the last K turns)."""
+    found = fired(log, summary, params, summary_tokens)
+    if found is None:
+        return None
+    what, count = found
+    if what == "turns":
+        return f"{count} unfolded turns are shown, over context_limit={params.context_limit}"
+    threshold = params.fold_tokens
+    if threshold == params._share_tokens():
+        over = f"{params.fold_at_share:.0%} of the {params.model_window}-token window ({threshold})"
+    else:
+        over = f"fold_at_tokens={threshold}"
+    return f"{count} tokens are shown, over {over}"
+
+
+def fold_due(log: LogView, summary: SummaryRecord | None, params: SummarizeParams,
+             summary_tokens: int = 0) -> bool:
+    """The fold trigger fired and there is something to fold (:func:`fired`)."""
+    return fired(log, summary, params, summary_tokens) is not None
 
 
 def plan_fold(
@@ -159,12 +264,15 @@ def plan_fold(
     params: SummarizeParams,
     *,
     rebuild: bool = False,
+    fresh: bool = False,
 ) -> FoldPlan | None:
     """The next fold: everything from the end of ``summary`` up to the first of the last
     ``keep_last_n_turns`` turns (with K = 0, up to the end of the log), or, with
-    ``rebuild``, everything ``summary`` folds, from the start. None when there is nothing to
-    fold. The end is always a turn boundary (or the end of the log), so no call and output
-    of one turn are ever split; unanswered calls are folded as pending actions."""
+    ``rebuild``, everything ``summary`` folds, from the start. ``fresh`` plans the same
+    fold from the start of the log without the previous summary (a periodic rebuild).
+    None when there is nothing to fold. The end is always a turn boundary (or the end of
+    the log), so no call and output of one turn are ever split; unanswered calls are folded
+    as pending actions."""
     starts = log.turn_starts
     total = len(starts)
     if rebuild:
@@ -178,6 +286,8 @@ def plan_fold(
     end = starts[last_turn] if last_turn < total else len(log)
     if end <= start:
         return None
+    if fresh:
+        return FoldPlan(log.preamble_end, end, last_turn, None)
     return FoldPlan(start, end, last_turn, summary)
 
 
@@ -220,9 +330,10 @@ def summary_window(
 ) -> Window:
     """The window of :class:`ctxlab.SummarizingSession` (see the module doc).
 
-    ``waiting`` says why unfolded turns beyond ``context_limit`` are still shown (a fold in
-    flight, a failing summarizer); it becomes a note for the caller. ``slots`` are the
-    summary pair when the caller keeps them (:func:`summary_slots` of ``summary``).
+    ``waiting`` says why unfolded turns are still shown although the fold trigger fired (a
+    fold in flight, a failing summarizer); with the trigger it becomes a note for the
+    caller. ``slots`` are the summary pair when the caller keeps them (:func:`summary_slots`
+    of ``summary``).
     """
     n = len(log)
     starts = log.turn_starts
@@ -230,7 +341,8 @@ def summary_window(
     first = log.preamble_end
     summary_end = summary.items[1] if summary is not None else first
     window = preamble(log, params.keep_preamble)
-    for slot in summary_slots(log, summary) if slots is None else slots:
+    pair = slots if slots is not None else summary_slots(log, summary)
+    for slot in pair:
         window.add([slot], slot.reason)
 
     # Verbatim: everything unfolded, and never fewer than the last K turns.
@@ -238,14 +350,14 @@ def summary_window(
     keep = params.keep_last_n_turns
     if keep and total and starts[max(0, total - keep)] < verbatim:
         verbatim = starts[max(0, total - keep)]
-    unfolded = len(starts) - bisect_left(starts, summary_end)
-    if unfolded > params.context_limit:
-        window.notes.append(
-            f"{unfolded} unfolded turns are shown, over context_limit={params.context_limit}: "
-            f"{waiting}"
-        )
-    reason = (f"in the last {params.context_limit} unfolded turns"
-              if unfolded <= params.context_limit else f"unfolded turn ({waiting})")
+    due = fold_reason(log, summary, params, sum(s.tokens for s in pair))
+    if due is not None:
+        window.notes.append(f"{due}: {waiting}")
+        reason = f"unfolded turn ({waiting})"
+    elif params.context_limit is not None:
+        reason = f"in the last {params.context_limit} unfolded turns"
+    else:
+        reason = "unfolded turn (under the fold threshold)"
 
     window.add(range(verbatim, n), reason)
 
@@ -258,5 +370,95 @@ def summary_window(
             )
         return PENDING, "not shown yet"  # pragma: no cover - every other index is a slot
 
-    window.excluded = excluded
+    window.fate_of = excluded
     return window
+
+
+# ------------------------------------------------ the spec: summarize:K/L, K@T, K@P%/W
+
+
+_WINDOW = re.compile(r"(\d+)(k?)")
+_SHARE = re.compile(r"(\d+(?:\.\d+)?)%/(\d+k?)")
+
+
+def _window_tokens(text: str) -> int:
+    """``16k`` = 16,384 (as local servers count a context: ``OLLAMA_CONTEXT_LENGTH=16384``),
+    or a plain number of tokens."""
+    match = _WINDOW.fullmatch(text)
+    if match is None:
+        raise ValueError(f"window {text!r}")
+    return int(match[1]) * (1024 if match[2] else 1)
+
+
+def parse_summarize(arg: str | None) -> dict[str, Any]:
+    """``K/L``, ``K@T``, ``K@P%/W`` or ``K/L@T`` (see :data:`SPEC`'s syntax)."""
+    spec = f"summarize:{arg}"
+    head, at, trigger = (arg or "").replace(" ", "").partition("@")
+    keep_text, slash, limit_text = head.partition("/")
+    if not slash and not at:
+        raise ValueError(f"strategy part {spec!r}: expected summarize:K/L (fold past L "
+                         "turns), summarize:K@T (past T tokens) or summarize:K@P%/W (past P% "
+                         "of a W-token window, W like 16k)")
+    keep = whole_number(spec, keep_text, "K", minimum=0)
+    out: dict[str, Any] = {"keep_last_n_turns": keep,
+                           "context_limit": whole_number(spec, limit_text, "L") if slash else None}
+    if slash and keep > out["context_limit"]:
+        raise ValueError(f"strategy part {spec!r}: need 0 <= K <= L and L >= 1 "
+                         f"(got K={keep}, L={out['context_limit']})")
+    share = _SHARE.fullmatch(trigger) if at else None
+    if share is not None:
+        percent = float(share[1])
+        if not 0 < percent <= 100:
+            raise ValueError(f"strategy part {spec!r}: P must be a percentage in (0, 100], "
+                             f"got {share[1]}")
+        out["fold_at_share"] = percent / 100
+        out["model_window"] = _window_tokens(share[2])
+    elif at:
+        out["fold_at_tokens"] = whole_number(spec, trigger, "T (tokens) or P%/W")
+    return out
+
+
+def spell_summarize(kw: dict[str, Any]) -> str:
+    text = f"summarize:{kw['keep_last_n_turns']}"
+    if kw.get("context_limit") is not None:
+        text += f"/{kw['context_limit']}"
+    if kw.get("fold_at_tokens") is not None:
+        return text + f"@{kw['fold_at_tokens']}"
+    if kw.get("fold_at_share") is not None:  # the window in tokens: 16k reads as 16384
+        return text + f"@{kw['fold_at_share'] * 100:g}%/{kw['model_window']}"
+    return text
+
+
+def _read_label(text: str) -> dict[str, Any] | None:
+    """``summarize 2/4`` (also ``summarizing``, ``summarise``), ``summarize 2@7200``."""
+    word, _, arg = text.partition(" ")
+    if word not in ("summarize", "summarise", "summarizing", "summarising") or not arg:
+        return None
+    try:
+        return parse_summarize(arg)
+    except ValueError:
+        return None
+
+
+def _size(p: SummarizeParams) -> float:
+    if p.context_limit is not None:
+        limit, keep = p.context_limit, p.keep_last_n_turns
+        return log_scale(limit + keep / (limit + 1), 2, 12)
+    return log_scale(p.fold_tokens or 1, 1000, 32_000)
+
+
+SPEC = StrategySpec(
+    name="summarize", syntax="summarize:K/L, K@T, K@P%/W",
+    help="SummarizingSession: fold all but the last K turns into a summary past L turns, "
+         "T tokens, or P% of a W-token window (16k = 16384)",
+    parse=parse_summarize, params_type=SummarizeParams, policy=None,
+    session_name="SummarizingSession",
+    hints=PropertyHints(
+        ranges={"keep_last_n_turns": range(0, 4), "context_limit": range(1, 5),
+                "fold_at_tokens": range(40, 3000)},
+        optional=("fold_at_tokens",), options={"background": (False, True)}, summarizer=True),
+    invariants=Invariants(synthetic=True),
+    plot=PlotHints("summarize", size=_size,
+                   marks=lambda p: ("cap",) if p.fold_tokens is not None else ()),
+    spell=spell_summarize, read_label=_read_label,
+)

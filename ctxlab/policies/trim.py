@@ -6,11 +6,14 @@ A turn is a real user message plus everything up to the next one (see
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Any
 
 from ..core.checks import check_int, check_optional_int
 from ..core.ledger import DROPPED, ItemState
 from .base import PREAMBLE_DROPPED, LogView, Window, preamble
+from .spec import Invariants, PlotHints, PropertyHints, StrategySpec, log_scale, whole_number
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,8 @@ class TrimParams:
         check_int("max_turns", self.max_turns)
         check_optional_int("max_tokens", self.max_tokens)
         check_int("step", self.step)
+        if not isinstance(self.keep_preamble, bool):
+            raise ValueError(f"keep_preamble must be True or False, got {self.keep_preamble!r}")
 
 
 def trim_window(log: LogView, params: TrimParams, *, session_id: str = "") -> Window:
@@ -61,6 +66,9 @@ def trim_window(log: LogView, params: TrimParams, *, session_id: str = "") -> Wi
                 f"{who}the newest turn alone has {newest} tokens (plus {preamble_tokens} in "
                 f"the preamble), over the max_tokens budget of {budget}; it is kept anyway"
             )
+    elif budget is not None and params.keep_preamble and log.tokens_between(0, first) > budget:
+        notes.append(f"the preamble alone has {log.tokens_between(0, first)} tokens, over the "
+                     f"max_tokens budget of {budget}; it is kept anyway")
     window_start = starts[oldest] if starts else n
     turns_start = starts[by_turns] if starts else n
 
@@ -86,5 +94,69 @@ def trim_window(log: LogView, params: TrimParams, *, session_id: str = "") -> Wi
             return DROPPED, f"older than the last {keep_turns} turns"
         return DROPPED, f"over the {budget}-token budget (older turns go first)"
 
-    window.excluded = excluded
+    window.fate_of = excluded
     return window
+
+
+# ---------------------------------------------------------------- the spec: trim:N[/S][@T]
+
+
+def parse_trim(arg: str | None) -> dict[str, Any]:
+    """``N[/S][@T]`` -> max_turns, step, max_tokens."""
+    if arg is None:
+        raise ValueError("strategy part 'trim' needs a turn count: trim:N, trim:N@TOKENS or "
+                         "trim:N/STEP")
+    head, at, tokens_text = arg.partition("@")
+    turns_text, slash, step_text = head.partition("/")
+    spec = f"trim:{arg}"
+    out: dict[str, Any] = {"max_turns": whole_number(spec, turns_text, "N (turns)"),
+                           "max_tokens": whole_number(spec, tokens_text, "TOKENS") if at else None}
+    if slash:
+        out["step"] = whole_number(spec, step_text, "STEP")
+    return out
+
+
+def spell_trim(kw: dict[str, Any]) -> str:
+    return (f"trim:{kw['max_turns']}" + (f"/{kw['step']}" if kw.get("step", 1) > 1 else "")
+            + (f"@{kw['max_tokens']}" if kw.get("max_tokens") else ""))
+
+
+def trim_label(kw: dict[str, Any]) -> str:
+    step = f" step {kw['step']}" if kw.get("step", 1) > 1 else ""
+    return (f"trim {kw['max_turns']}{step}"
+            + (f" ≤{kw['max_tokens']} tok" if kw.get("max_tokens") else ""))
+
+
+_LABEL = re.compile(r"trim(?:ming|med)? ?(\d+)(?: ?(?:user )?turns?)?(?:(?: ?/ ?| step )(\d+))?"
+                    r"(?: ?[@≤] ?(\d+)(?: ?tok(?:en)?s?)?)?")
+
+
+def read_trim_label(text: str) -> dict[str, Any] | None:
+    """``trim 8``, ``trim 3 turns``, ``trimming 3``, ``trim 8 step 4``, ``trim 8 ≤4000 tok``."""
+    match = _LABEL.fullmatch(text)
+    if match is None:
+        return None
+    turns, step, tokens = match.groups()
+    out: dict[str, Any] = {"max_turns": int(turns), "max_tokens": int(tokens) if tokens else None}
+    if step:
+        out["step"] = int(step)
+    return out
+
+
+def _marks(p: TrimParams) -> tuple[str, ...]:
+    return (("step",) if p.step > 1 else ()) + (("cap",) if p.max_tokens else ())
+
+
+SPEC = StrategySpec(
+    name="trim", syntax="trim:N[/S][@T]",
+    help="TrimmingSession: the last N user turns (dropped S at a time for the prompt cache; "
+         "at most T tokens)",
+    parse=parse_trim, params_type=TrimParams, policy=trim_window,
+    session_name="TrimmingSession",
+    hints=PropertyHints(ranges={"max_turns": range(1, 7), "max_tokens": range(60, 2000),
+                                "step": range(1, 4)}, optional=("max_tokens",)),
+    invariants=Invariants(budget=lambda p: p.max_tokens),
+    plot=PlotHints("trim", size=lambda p: log_scale(p.max_turns, 2, 12), marks=_marks,
+                   step=lambda p: p.step),
+    label=trim_label, spell=spell_trim, read_label=read_trim_label,
+)

@@ -3,11 +3,14 @@
 A memory session keeps the full, untrimmed log of what the Agents SDK Runner stored and
 computes, on each read, the *view*: the items the model is shown. Strategies differ only in
 their *policy* (:mod:`ctxlab.policies`), a pure function that picks the window; subclasses
-call it in :meth:`MemorySession._window`. The base class then
+call it in :meth:`MemorySession._window` (:class:`~ctxlab.sessions.policy.PolicySession`
+does, for every registered strategy). The base class then
 
-1. makes the window valid for the API and applies the caller's item ``limit``
+1. holds the window to the strategy's invariants (:mod:`ctxlab.policies.invariants`:
+   strict mode raises, naming the policy),
+2. makes the window valid for the API and applies the caller's item ``limit``
    (:func:`ctxlab.sessions.view.build_view`),
-2. strips keys that are not part of the Responses schema (private metadata),
+3. strips keys that are not part of the Responses schema (private metadata),
 
 and explains the fate of every item in the :class:`~ctxlab.core.ledger.Ledger`. ``get_items``
 and ``ledger`` read the same computation, so the ledger always says what the model sees.
@@ -30,7 +33,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from agents.memory import Session, SessionSettings
+from agents.memory import SessionSettings
 
 from ..core.items import clone, is_call, pair_key, shape_problem
 from ..core.ledger import Ledger
@@ -39,11 +42,13 @@ from ..core.redaction import ItemRedactor, as_redactor
 from ..core.session_ids import new_session_id
 from ..core.tokens import TokenCounter, get_token_counter
 from ..policies.base import Window
+from ..policies.invariants import enforce
 from ..stores.base import Delta, LogStore, StoredState
 from ..stores.registry import open_store
 from .batches import check_batch
-from .checkpoints import CheckpointsMixin
-from .folding import lease_owner
+from .checkpoints import CheckpointsMixin, StoreArg
+from .lease import lease_owner
+from .listeners import ChangeListeners
 from .locks import ThreadSafeAsyncLock
 from .view import View, build_ledger, build_view
 
@@ -55,7 +60,6 @@ class TokenBudgetWarning(UserWarning):
     unfolded turns than ``context_limit`` while a fold is due or failing)."""
 
 
-StoreArg = Session | LogStore | None
 
 
 def check_limit(limit: Any) -> int | None:
@@ -67,11 +71,12 @@ def check_limit(limit: Any) -> int | None:
     return limit
 
 
-class MemorySession(CheckpointsMixin):
+class MemorySession(CheckpointsMixin, ChangeListeners):
     """Base class of ctxlab's sessions (implements the Agents SDK ``Session`` protocol).
 
-    Subclasses implement :meth:`_window` by calling their policy. Do not instantiate this
-    class directly.
+    Subclasses implement :meth:`_window` by calling their policy: a registered strategy's
+    session is made for it (:class:`~ctxlab.sessions.policy.PolicySession`). Do not
+    instantiate this class directly.
 
     Args:
         session_id: the conversation's id. With a ``store`` it may be omitted (the store's id
@@ -123,9 +128,9 @@ class MemorySession(CheckpointsMixin):
         self._config_version = 0
         self._cache: tuple[tuple[int, int, int | None], View] | None = None
         self._served: View | None = None
-        self._state = StoredState()
+        self._stored = StoredState()  # the store's state row: version, epoch, data
         self._owner = lease_owner()
-        self._listeners: list[Callable[[MemorySession], Any]] = []
+        self._listeners: list[Callable[[Any], Any]] = []
 
     # -- Session protocol ------------------------------------------------------------
     async def get_items(self, limit: int | None = None) -> list[dict[str, Any]]:
@@ -165,7 +170,7 @@ class MemorySession(CheckpointsMixin):
                                      "Nothing from this batch was stored.")
         checked = {id(item) for item in batch}  # validated above: the index need not recheck
         async with self._lock:
-            await self._apply(await self._store.append(batch), checked=checked)
+            await self._apply_delta(await self._store.append(batch), checked=checked)
         if type(self)._after_add is not MemorySession._after_add:  # only subclasses' hooks
             await self._after_add()
 
@@ -173,7 +178,7 @@ class MemorySession(CheckpointsMixin):
         """Remove and return the newest stored item, or None when the session is empty."""
         async with self._lock:
             item, delta = await self._store.pop()
-            await self._apply(delta)
+            await self._apply_delta(delta)
             if item is not None:
                 await self._after_pop()
             return item
@@ -181,7 +186,7 @@ class MemorySession(CheckpointsMixin):
     async def clear_session(self) -> None:
         """Remove every stored item and everything derived from them (state, checkpoints)."""
         async with self._lock:
-            await self._apply(await self._store.clear())
+            await self._apply_delta(await self._store.clear())
             await self._after_clear()
 
     # -- ctxlab extras ---------------------------------------------------------------
@@ -232,33 +237,6 @@ class MemorySession(CheckpointsMixin):
         summary version). Compare two readings to know whether to recompute anything."""
         return (self._log.version, self._config_version)
 
-    def subscribe(self, callback: Callable[[MemorySession], Any]) -> Callable[[], None]:
-        """Call ``callback(session)`` after every change to the log or the view (items
-        added, popped or cleared, another process's items read, a summary applied, a
-        setting changed). Returns a function that unsubscribes.
-
-        Callbacks run synchronously, possibly while the session holds its lock: they must
-        not await the session, only schedule work (as :class:`ctxlab.SessionView` does).
-        """
-        if not callable(callback):
-            raise ValueError(f"callback must be callable, got {type(callback).__name__}")
-        self._listeners.append(callback)
-
-        def unsubscribe() -> None:
-            if callback in self._listeners:
-                self._listeners.remove(callback)
-
-        return unsubscribe
-
-    def _notify(self) -> None:
-        if not self._listeners:
-            return
-        for callback in list(self._listeners):
-            try:
-                callback(self)
-            except Exception:  # a broken listener must not break the session
-                logger.exception("session %r: a change listener failed", self.session_id)
-
     @property
     def token_counter(self) -> TokenCounter:
         return self._counter
@@ -278,9 +256,10 @@ class MemorySession(CheckpointsMixin):
     def _store_note(self) -> str:
         return "" if self._store.kind == "memory" else f", store={self._store.kind!r}"
 
-    def _settings(self) -> dict[str, Any]:
-        """Constructor keyword arguments that recreate this session's settings (used by
-        :meth:`branch`); subclasses add their own."""
+    def _options(self) -> dict[str, Any]:
+        """Constructor keyword arguments, other than the strategy's ``params`` (which
+        :meth:`branch` passes on whole), that recreate this session's settings; a subclass
+        with options of its own (a summarizer, timeouts) adds them."""
         return {"session_settings": self.session_settings, "token_counter": self._counter,
                 "redactor": self._redactor}
 
@@ -290,9 +269,9 @@ class MemorySession(CheckpointsMixin):
         itself in memory has no other writers and is always in step."""
         if self._private_store:
             return
-        await self._apply(await self._store.sync())
+        await self._apply_delta(await self._store.sync())
 
-    async def _apply(self, delta: Delta, *, checked: set[int] | frozenset[int] = frozenset()
+    async def _apply_delta(self, delta: Delta, *, checked: set[int] | frozenset[int] = frozenset()
                      ) -> None:
         """Bring the index in line with a :class:`~ctxlab.stores.base.Delta` (under the lock);
         ``checked`` holds the ``id()`` s of items this session validated itself."""
@@ -307,7 +286,7 @@ class MemorySession(CheckpointsMixin):
         if delta.items:
             log.extend(delta.items, checked=checked)
         if delta.state is not None:
-            self._state = delta.state
+            self._stored = delta.state
         if shrank or delta.state is not None:
             await self._on_change(shrank=shrank, state=delta.state)
         if shrank or delta.items or delta.state is not None:
@@ -315,7 +294,7 @@ class MemorySession(CheckpointsMixin):
 
     def _export_state(self) -> Mapping[str, Any] | None:
         """The strategy's state as saved in the store (and in checkpoints)."""
-        return self._state.data
+        return self._stored.data
 
     def _redact(self, batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
         names: dict[str, str] = {}
@@ -359,8 +338,17 @@ class MemorySession(CheckpointsMixin):
         if self._cache is not None and self._cache[0] == key:
             return self._cache[1]
         window = self._window()
+        self._check_window(window)
         for note in window.notes:
             warnings.warn(note, TokenBudgetWarning, stacklevel=4)
         view = build_view(self._log, window, limit)
         self._cache = (key, view)
         return view
+
+    def _check_window(self, window: Window) -> None:
+        """Hold the window to the strategy's invariants before anything repairs it
+        (:func:`ctxlab.policies.invariants.enforce`: strict mode raises, naming the policy;
+        otherwise a warning, and the view is repaired)."""
+        spec = getattr(type(self), "strategy", None)
+        enforce(self._log, window, spec, getattr(self, "params", None),
+                f"session {self.session_id!r} ({type(self).__name__})")

@@ -8,15 +8,18 @@ never be restored by mistake.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
+
+from agents.memory import Session
 
 from ..core.items import clone
 from ..core.session_ids import check_session_id, new_session_id
 from ..stores.base import Checkpoint, Delta, LogStore, StoreConflictError
 from ..stores.registry import open_store
 
-if TYPE_CHECKING:
-    from .base import MemorySession, StoreArg
+#: Where a session's raw log lives: None (memory), any Agents SDK session, or a LogStore.
+StoreArg = Session | LogStore | None
+S = TypeVar("S", bound="CheckpointsMixin")
 
 
 class CheckpointsMixin:
@@ -78,19 +81,20 @@ class CheckpointsMixin:
                 self._check_prefix(cp)
                 try:
                     removed, delta = await self._store.truncate(
-                        cp.length, cp.state, expected_version=self._state.version)
+                        cp.length, cp.state, expected_version=self._stored.version)
                 except StoreConflictError:
                     continue  # someone changed the state meanwhile: catch up and retry
-                await self._apply(delta)
+                await self._apply_delta(delta)
                 self._changed()
                 return [clone(item) for item in removed]
         raise StoreConflictError(f"session {self.session_id!r} kept changing during rollback "
                                  f"to {name!r}; try again")
 
     async def branch(
-        self, name: str, session_id: str | None = None, *, store: StoreArg = None
-    ) -> MemorySession:
-        """A new session, with the same settings, that starts from checkpoint ``name``.
+        self: S, name: str, session_id: str | None = None, *, store: StoreArg = None
+    ) -> S:
+        """A new session, with the same settings (the strategy's ``params`` as they are now,
+        and the session's options), that starts from checkpoint ``name``.
 
         Its log is a copy of the checkpoint's items and its state the checkpoint's state;
         this session is not changed. ``session_id`` defaults to :func:`new_session_id` (or
@@ -114,16 +118,20 @@ class CheckpointsMixin:
                 raise ValueError(f"branch target session {child.session_id!r} already holds "
                                  f"{len(child._log)} items; branch into an empty session")
             if items:
-                await child._apply(await target.append(items))
+                await child._apply_delta(await target.append(items))
             if cp.state is not None:
-                saved = await target.save_state(child._state.version, cp.state)
+                saved = await target.save_state(child._stored.version, cp.state)
                 if saved is None:
                     raise StoreConflictError(f"branch target {child.session_id!r} changed "
                                              "while it was created; try again")
-                await child._apply(Delta(len(child._log), [], saved))
+                await child._apply_delta(Delta(len(child._log), [], saved))
         return child
 
-    def _spawn_like(self, store: LogStore) -> MemorySession:
-        """A session with this one's settings over ``store`` (subclasses with other
-        constructor arguments override :meth:`_settings`)."""
-        return type(self)(store=store, **self._settings())  # type: ignore[call-arg]
+    def _spawn_like(self: S, store: LogStore) -> S:
+        """A session with this one's settings over ``store``: the strategy's ``params``
+        object whole (so no parameter can be forgotten) and :meth:`_options`."""
+        kwargs = self._options()
+        params = getattr(self, "params", None)
+        if params is not None:
+            kwargs["params"] = params
+        return type(self)(store=store, **kwargs)  # type: ignore[call-arg]

@@ -1,19 +1,24 @@
 """The folding engine of a summarizing session: when folds run, and how they land safely.
 
 The *policy* (:mod:`ctxlab.policies.summarize`) decides what a fold covers; this module runs
-it:
+it, through a narrow interface to its session (:class:`FoldHost`: ten members, no private
+attribute of the session is read here):
 
-* **one fold at a time per session**, across processes: a fold takes the session's *lease*
-  in the store and renews it while the summarizer works (a heartbeat every third of
-  ``lease_ttl``), so another process can take over within ``lease_ttl`` seconds of a crash;
-* **the summarizer runs outside the session's lock**, so reads and writes go on meanwhile;
-* **compare-and-swap**: the summary is saved only if the store's state version is still the
-  one the fold was planned on, so items that arrive meanwhile are neither lost nor folded
-  twice, and exactly one summary is applied per fold;
-* **failure bookkeeping**: a summarizer that raises or times out loses nothing (the view
-  keeps every unfolded turn), the error is kept in ``last_error`` and logged, and the fold
-  is retried when items are next added;
-* **background mode**: folds start without making ``add_items`` wait; :meth:`flush` waits.
+* **one fold at a time per session**, across processes: a fold holds the session's lease
+  (:class:`~ctxlab.sessions.lease.FoldLease`, renewed every third of ``lease_ttl``);
+* **the summarizer runs outside the session's lock**, and a plain (sync) summarizer runs in
+  a worker thread, so reads, writes and the lease heartbeat go on meanwhile;
+* **bounded input**: every summarizer call reads at most ``max_input_tokens``; a longer
+  span is folded chunk by chunk (:mod:`ctxlab.policies.fold_input`), each call extending
+  the summary so far;
+* **compare-and-swap**: the summary is saved only if the store's state is still the one the
+  fold was planned on, so items that arrive meanwhile are neither lost nor folded twice;
+* **failure bookkeeping**: a summarizer that raises or passes ``summary_timeout`` loses
+  nothing (the view keeps every unfolded turn), the error is kept in ``last_error`` and
+  logged, and the fold is retried when items are next added;
+* **no wait without a deadline** of its own (the lease calls, the heartbeat, the
+  summarizer unless ``summary_timeout=None`` asks otherwise), whatever a client library does
+  with a cancellation (:mod:`ctxlab.sessions.deadlines`).
 
 Tasks belong to the event loop that started them; a session used from another loop or
 thread waits for them by polling, never by awaiting a foreign task.
@@ -22,20 +27,25 @@ thread waits for them by polling, never by awaiting a foreign task.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import os
-import socket
 import time
-import uuid
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..core.identifiers import identifier_values, missing_from
-from ..core.items import item_text, model_safe
-from ..policies.summarize import FoldPlan, SummaryRecord, pending_calls
+from ..core.items import item_text
+from ..core.tokens import ITEM_OVERHEAD_TOKENS
+from ..policies.fold_input import fit_item, next_chunk
+from ..policies.summarize import FoldPlan, SummaryRecord
 from ..stores.base import StoreError
-from ..summarizers.base import call_summarizer, summarizer_name
+from ..summarizers.base import SummaryResult, call_summarizer, summarizer_name
+from .deadlines import DeadlineExceeded, within
+from .lease import FoldLease, lease_owner, owner_is_dead
+
+__all__ = ["POLL_S", "Failure", "FoldEngine", "FoldHost", "FoldJob", "lease_owner",
+           "owner_is_dead"]
 
 logger = logging.getLogger("ctxlab.summarizing")
 
@@ -45,7 +55,12 @@ POLL_S = 0.02
 
 @dataclass
 class FoldJob:
-    """A planned fold: the plan, the summarizer's input and the state it was planned on."""
+    """A planned fold: the plan, what the summarizer reads and the state it was planned on.
+
+    ``items`` are the folded items (model-safe, redacted), ``tokens`` their sizes and
+    ``turn_starts`` the positions in ``items`` where a turn begins (where chunks may end);
+    ``count`` counts a text's tokens; ``max_input_tokens`` bounds every summarizer call.
+    """
 
     plan: FoldPlan
     generation: int
@@ -54,6 +69,10 @@ class FoldJob:
     digest: str  # of the raw items [0, plan.end)
     items: list[dict[str, Any]]
     pending: tuple[str, ...]
+    tokens: list[int] = field(default_factory=list)
+    turn_starts: list[int] = field(default_factory=list)
+    count: Callable[[str], int] = len
+    max_input_tokens: int | None = None
 
     @property
     def incremental(self) -> bool:
@@ -67,11 +86,39 @@ class Failure:
     at: float = field(default_factory=time.time)
 
 
+class FoldHost(Protocol):
+    """What the engine needs from its session, and nothing more."""
+
+    session_id: str
+    summarizer: Any
+    summary_timeout: float | None
+
+    @property
+    def lock(self) -> AbstractAsyncContextManager[Any]: ...  # the session's lock
+
+    def log_version(self) -> int: ...  # changes whenever the log does
+
+    async def sync(self) -> None: ...  # catch up with the store (under the lock)
+
+    def fold_due(self) -> bool: ...  # the fold trigger fired and there is something to fold
+
+    def next_job(self, *, rebuild: bool = False) -> FoldJob | None: ...  # None: none due
+
+    async def commit(self, job: FoldJob, record: SummaryRecord) -> bool: ...  # CAS
+
+    def changed(self) -> None: ...  # the view may have changed (a failure, a new summary)
+
+
 class FoldEngine:
     """Runs the folds of one :class:`~ctxlab.sessions.summarizing.SummarizingSession`."""
 
-    def __init__(self, session: Any):
-        self.session = session
+    #: Run a plain (sync) summarizer in a worker thread, so it never blocks the loop (the
+    #: lease heartbeat, other sessions). Off only to show what goes wrong without it.
+    sync_in_thread = True
+
+    def __init__(self, host: FoldHost, lease: FoldLease):
+        self.host = host
+        self.lease = lease
         self.task: asyncio.Task[None] | None = None
         self.outcome: str | None = None  # how the last attempt ended: done/failed/blocked/...
         self.failure: Failure | None = None
@@ -85,12 +132,20 @@ class FoldEngine:
             return False
         return not task.get_loop().is_closed()
 
+    def due(self) -> bool:
+        """A fold may be attempted now: one is due and the last attempt did not fail at
+        this very log version."""
+        failure = self.failure
+        if failure is not None and failure.version == self.host.log_version():
+            return False
+        return self.host.fold_due()
+
     def start(self) -> None:
         """Start a fold task on the running loop unless one is running (anywhere)."""
         if not self.running():
             self.outcome = None
             self.task = asyncio.get_running_loop().create_task(
-                self._fold_until_done(), name=f"ctxlab-summarize-{self.session.session_id}")
+                self._fold_until_done(), name=f"ctxlab-summarize-{self.host.session_id}")
 
     async def wait(self) -> None:
         """Wait for the fold in flight, if any (from any loop)."""
@@ -103,159 +158,152 @@ class FoldEngine:
                 await asyncio.sleep(POLL_S)
 
     def fail(self, reason: str, *, store: bool = False) -> None:
-        s = self.session
-        self.failure = Failure(s._log.version, reason)
-        s._changed()
-        who = "the store" if store else f"summarizer {summarizer_name(s.summarizer)}"
+        host = self.host
+        self.failure = Failure(host.log_version(), reason)
+        host.changed()
+        who = "the store" if store else f"summarizer {summarizer_name(host.summarizer)}"
         logger.warning(
             "session %r: %s failed (%s); every unfolded turn stays in the view and the "
-            "fold is retried when items are next added", s.session_id, who, reason,
+            "fold is retried when items are next added", host.session_id, who, reason,
         )
 
     # -- one fold after another until none is due ---------------------------------------
     async def _fold_until_done(self) -> None:
-        s = self.session
         while True:
-            async with s._lock:
-                try:
-                    await s._sync()
-                    if not s._due():
-                        self.outcome = "done"
-                        return
-                    if not await self._acquire_lease():
-                        self.outcome = "blocked"  # another process is folding this session
-                        return
-                    await s._sync()  # a fold that landed just before we got the lease
-                    job = s._job() if s._due() else None
-                except StoreError as exc:
-                    self.fail(str(exc), store=True)
-                    self.outcome = "failed"
-                    await self._release_lease()
-                    return
-                if job is None:
-                    self.outcome = "done"
-                    await self._release_lease()
-                    return
-            heartbeat = asyncio.get_running_loop().create_task(self._heartbeat())
-            try:
+            job = await self._plan()
+            if job is None:
+                return
+            async with self.lease.held():
                 applied = await self._run(job)
-            finally:
-                heartbeat.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await heartbeat
-                await self._release_lease()
             if not applied:
                 self.outcome = "failed"
                 return
 
-    async def _acquire_lease(self) -> bool:
-        """Take the lease; a lease held by a process of this host that no longer exists
-        (killed mid-fold) is taken over at once instead of waiting for it to expire."""
-        s = self.session
-        state = s._store.state
-        if await s._store.call_state("take the fold lease",
-                                     lambda: state.acquire_lease(s._owner, s.lease_ttl)):
-            return True
-        holder = await s._store.call_state("read the fold lease", state.lease_holder)
-        if holder is None or not owner_is_dead(holder):
-            return False
-        logger.warning("session %r: the fold lease is held by %s, a process that no longer "
-                       "exists; taking it over", s.session_id, holder)
-        return bool(await s._store.call_state(
-            "take over the fold lease",
-            lambda: state.acquire_lease(s._owner, s.lease_ttl, replacing=holder)))
-
-    async def _heartbeat(self) -> None:
-        """Renew the lease while the summarizer works, so a short TTL is safe."""
-        s = self.session
-        while True:
-            await asyncio.sleep(s.lease_ttl / 3)
+    async def _plan(self) -> FoldJob | None:
+        """Under the lock: the next job, with the lease taken (None: the outcome says why)."""
+        host = self.host
+        async with host.lock:
             try:
-                await s._store.state.acquire_lease(s._owner, s.lease_ttl)
-            except Exception as exc:  # the CAS still protects the result
-                logger.info("session %r: could not renew the fold lease: %s", s.session_id, exc)
-
-    async def _release_lease(self) -> None:
-        s = self.session
-        try:
-            await s._store.state.release_lease(s._owner)
-        except Exception as exc:  # the lease expires on its own
-            logger.info("session %r: could not release the fold lease: %s", s.session_id, exc)
+                await host.sync()
+                if not self.due():
+                    self.outcome = "done"
+                    return None
+                if not await self.lease.acquire():
+                    self.outcome = "blocked"  # another process is folding this session
+                    return None
+                await host.sync()  # a fold that landed just before we got the lease
+                job = host.next_job() if self.due() else None
+            except StoreError as exc:
+                self.fail(str(exc), store=True)
+                self.outcome = "failed"
+                await self.lease.release()
+                return None
+            if job is None:
+                self.outcome = "done"
+                await self.lease.release()
+            return job
 
     async def _run(self, job: FoldJob) -> bool:
         """Compute one fold outside the lock and apply it if nothing changed meanwhile."""
-        s = self.session
+        host = self.host
         began = time.perf_counter()
         try:
-            previous = job.plan.previous
-            call = call_summarizer(s.summarizer, job.items,
-                                   previous.text if previous else None,
-                                   previous.state if previous else None)
-            if s.summary_timeout is not None:
-                result = await asyncio.wait_for(call, s.summary_timeout)
-            else:
-                result = await call
+            result = await self.summarize(job)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            if isinstance(exc, asyncio.TimeoutError):
-                reason = f"timed out after {s.summary_timeout}s"
+            if isinstance(exc, (asyncio.TimeoutError, DeadlineExceeded)):
+                reason = f"timed out after {host.summary_timeout}s"
             else:
                 reason = f"{type(exc).__name__}: {exc}"
-            async with s._lock:
+            async with host.lock:
                 self.fail(reason)
             return False
         record = self.record(job, result, time.perf_counter() - began)
-        async with s._lock:
+        async with host.lock:
             try:
                 if await self.apply(job, record):
                     self.failure = None
                     return True
                 self.discarded += 1
                 logger.info("session %r: discarded a summary computed for a state that "
-                            "changed meanwhile", s.session_id)
-                await s._sync()  # pick up whatever changed it
+                            "changed meanwhile", host.session_id)
+                await host.sync()  # pick up whatever changed it
             except StoreError as exc:
                 self.fail(str(exc), store=True)
                 return False
         return True
 
-    # -- records -----------------------------------------------------------------------
-    def job(self, plan: FoldPlan) -> FoldJob:
-        """The summarizer's input for ``plan``: the previous summary pair, then the folded
-        items (model-safe copies, redacted when the session has a redactor)."""
-        s = self.session
-        log = s._log
-        items = [model_safe(log.item(i)) for i in range(plan.start, plan.end)]
-        if s._redactor is not None:
-            items = s._redact(items)
-        previous = plan.previous
-        if previous is not None:
-            items = [{"role": "user", "content": previous.shadow},
-                     {"role": "assistant", "content": previous.text}, *items]
-        pending = tuple(pending_calls(log, plan.start, plan.end))
-        if previous is not None:
-            answered = {c for c in previous.pending_calls if _answered(log, c)}
-            pending = tuple(c for c in previous.pending_calls if c not in answered) + pending
-        return FoldJob(plan=plan, generation=s._generation, version=s._state.version,
-                       epoch=s._state.epoch, digest=log.digest(plan.end), items=items,
-                       pending=pending)
+    async def apply(self, job: FoldJob, record: SummaryRecord) -> bool:
+        """Compare-and-swap ``record`` into the store (under the lock); False on conflict."""
+        if not await self.host.commit(job, record):
+            return False
+        self.applied += 1
+        return True
 
-    def record(self, job: FoldJob, result: Any, duration: float) -> SummaryRecord:
-        s = self.session
+    # -- the summarizer calls ------------------------------------------------------------
+    async def summarize(self, job: FoldJob) -> SummaryResult:
+        """The summary of ``job``: one summarizer call, or one per chunk when the span is
+        over ``max_input_tokens`` (each call reads the summary so far and the next chunk).
+        Usage is summed over the calls (``extra["calls"]`` counts them)."""
+        host = self.host
+        previous = job.plan.previous
+        text = previous.text if previous else None
+        shadow = previous.shadow if previous else ""
+        state = previous.state if previous else None
+        start, calls, used_in, used_out = 0, 0, 0, 0
+        result: SummaryResult | None = None
+        while result is None or start < len(job.items):
+            pair = ([{"role": "user", "content": shadow}, {"role": "assistant", "content": text}]
+                    if text is not None else [])
+            chunk, start = self._chunk(job, start, pair)
+            call = call_summarizer(host.summarizer, pair + chunk, text, state,
+                                   thread=self.sync_in_thread)
+            result = await within(call, host.summary_timeout,
+                                  f"summarizer {summarizer_name(host.summarizer)}")
+            calls += 1
+            used_in += result.input_tokens or 0
+            used_out += result.output_tokens or 0
+            text, shadow, state = result.text, result.shadow, result.state
+        if calls == 1:
+            return result
+        return SummaryResult(
+            result.text, result.shadow, used_in or None, used_out or None, result.model,
+            {**result.extra, "calls": calls}, result.state)
+
+    def _chunk(self, job: FoldJob, start: int, pair: list[dict[str, Any]]
+               ) -> tuple[list[dict[str, Any]], int]:
+        """The next chunk of ``job.items`` from ``start`` (and where the next one starts),
+        within what ``max_input_tokens`` leaves beside the summary pair."""
+        bound = job.max_input_tokens
+        if bound is None:
+            return job.items[start:], len(job.items)
+        room = bound - sum(job.count(item_text(it)) + ITEM_OVERHEAD_TOKENS for it in pair)
+        if room < bound // 4:
+            logger.warning("session %r: the summary so far leaves %s of max_input_tokens=%s "
+                           "for the folded items; the summarizer reads more than the bound "
+                           "(summarizer %s writes long summaries)", self.host.session_id,
+                           max(room, 0), bound, summarizer_name(self.host.summarizer))
+            room = bound // 4
+        end = next_chunk(job.tokens, job.turn_starts, start, room)
+        chunk = job.items[start:end]
+        if end == start + 1 and job.tokens[start] > room:
+            chunk = [fit_item(chunk[0], room - ITEM_OVERHEAD_TOKENS, job.count)]
+        return chunk, end
+
+    def record(self, job: FoldJob, result: SummaryResult, duration: float) -> SummaryRecord:
         # Identifiers the newly folded items hold (not the previous summary's own text: its
         # bookkeeping, such as a count of omitted steps, is not a fact to keep).
-        folded = job.items[2:] if job.plan.previous is not None else job.items
-        folded_text = "\n".join(item_text(it) for it in folded)
+        folded_text = "\n".join(item_text(it) for it in job.items)
+        previous = job.plan.previous
         return SummaryRecord(
             text=result.text,
             shadow=result.shadow,
             turns=(1, job.plan.last_turn),
-            items=(job.plan.previous.items[0] if job.plan.previous else job.plan.start,
-                   job.plan.end),
+            items=(previous.items[0] if previous else job.plan.start, job.plan.end),
             generation=job.generation + 1,
             created_at=time.time(),
-            summarizer=summarizer_name(s.summarizer),
+            summarizer=summarizer_name(self.host.summarizer),
             input_tokens=result.input_tokens,
             output_tokens=result.output_tokens,
             missing_identifiers=tuple(missing_from(identifier_values(folded_text), result.text)),
@@ -265,60 +313,5 @@ class FoldEngine:
             epoch=job.epoch,
             pending_calls=job.pending,
             state=result.state,
+            calls=int(result.extra.get("calls", 1)),
         )
-
-    async def apply(self, job: FoldJob, record: SummaryRecord) -> bool:
-        """Compare-and-swap ``record`` into the store (under the lock); False on conflict."""
-        s = self.session
-        saved = await s._store.save_state(job.version, s._state_data(record, record.generation))
-        if saved is None:
-            return False
-        s._state = saved
-        s._generation = record.generation
-        s._summary = record
-        s._verified = (saved.epoch, record.generation)
-        self.applied += 1
-        s._changed()
-        return True
-
-
-def lease_owner() -> str:
-    """This process's lease owner name: ``host:pid:random`` (see :func:`owner_is_dead`)."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-
-
-def owner_is_dead(owner: str) -> bool:
-    """True when ``owner`` names a process on this host that no longer exists. Owners on
-    other hosts, or that cannot be read, are presumed alive (their lease must expire)."""
-    parts = owner.rsplit(":", 2)
-    if len(parts) != 3 or parts[0] != socket.gethostname() or not parts[1].isdigit():
-        return False
-    pid = int(parts[1])
-    if pid == os.getpid():
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except (PermissionError, OSError):
-        return False
-    return _is_zombie(pid)
-
-
-def _is_zombie(pid: int) -> bool:
-    """A killed child that its parent has not reaped yet still answers kill(pid, 0)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except (OSError, IndexError):
-        return False
-
-
-def _answered(log: Any, call_id: str) -> bool:
-    """True when some output in the log answers ``call_id``."""
-    for index in range(len(log) - 1, -1, -1):
-        if log.kind(index) == "tool_output":
-            item = log.item(index)
-            if item.get("call_id") == call_id or item.get("id") == call_id:
-                return True
-    return False

@@ -1,68 +1,44 @@
-"""The memory strategies ctxlab knows, by name: one registry that evaluation (the
-``trim:8`` spec syntax, ``python -m ctxlab strategies``) and the shared property tests read.
+"""The memory strategies ctxlab knows, by name: the one registry that sessions, evaluation
+(the ``trim:8`` spec syntax, ``python -m ctxlab strategies``), plots and the shared property
+tests read.
 
-Registering a strategy::
+A strategy is a policy file that ends with its :class:`~ctxlab.policies.spec.StrategySpec`
+(``ctxlab/policies/token_tail.py`` is a complete one), plus its registration: one entry in
+:data:`BUILTIN` below, or, from your own package::
 
-    register_strategy(StrategySpec(
-        name="firstlast", syntax="firstlast:F/N",
-        help="FirstLastSession: pin the first F turns and keep the last N",
-        parse=lambda arg: {"first_turns": ..., "last_turns": ...},
-        session=FirstLastSession,
-        params={"first_turns": range(1, 4), "last_turns": range(1, 6)},
-    ))
+    from ctxlab.sessions import register_strategy
+    register_strategy(my_policy.SPEC)
 
-``parse(arg)`` turns the text after ``name:`` into constructor keyword arguments (raising
-ValueError naming what is wrong); ``params`` gives the ranges the property tests draw from.
+Registering makes the session class (a :class:`~ctxlab.sessions.policy.PolicySession`
+built from the spec, named ``spec.session_name``), exported from ``ctxlab`` and
+``ctxlab.sessions`` under that name. A strategy whose session needs more than its policy
+(trimming's setters, summarizing's fold engine) passes its own class: ``session=``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
-from .first_last import FirstLastSession
+from ..policies import first_last, summarize, token_tail, trim
+from ..policies.spec import StrategySpec, whole_number
+from .base import MemorySession
+from .policy import policy_session_class
 from .summarizing import SummarizingSession
 from .trimming import TrimmingSession
 
-
-@dataclass(frozen=True)
-class StrategySpec:
-    """A named memory strategy: how its spec is written and which session implements it."""
-
-    name: str
-    syntax: str
-    help: str
-    parse: Callable[[str | None], dict[str, Any]]
-    session: Callable[..., Any]
-    params: Mapping[str, range] = field(default_factory=dict)
-    label: Callable[[dict[str, Any]], str] | None = None
-    spell: Callable[[dict[str, Any]], str] | None = None
-
-    def make(self, session_id: str | None = None, **kwargs: Any) -> Any:
-        """A new session of this strategy."""
-        return self.session(session_id=session_id, **kwargs)
-
-    def canonical(self, kwargs: Mapping[str, Any]) -> str:
-        """The canonical spec of ``kwargs`` (what results are named by)."""
-        if self.spell is not None:
-            return self.spell(dict(kwargs))
-        values = [str(v) for v in kwargs.values() if v is not None]
-        return f"{self.name}:{'/'.join(values)}" if values else self.name
-
-    def title(self, kwargs: dict[str, Any]) -> str:
-        """A short human label (``"trim 8"``)."""
-        if self.label is not None:
-            return self.label(kwargs)
-        return self.canonical(kwargs).replace(":", " ")
-
+__all__ = ["StrategySpec", "get_strategy", "read_strategy", "register_strategy",
+           "session_classes", "strategies", "unregister_strategy", "whole_number"]
 
 _STRATEGIES: dict[str, StrategySpec] = {}
 
 
-def register_strategy(spec: StrategySpec, *, replace: bool = False) -> None:
-    """Make a strategy available by name (to evaluation, the CLI and the property tests)."""
+def register_strategy(spec: StrategySpec, *, session: Any = None,
+                      replace: bool = False) -> StrategySpec:
+    """Make a strategy available by name (to sessions, evaluation, the CLI, plots and the
+    property tests); returns the registered spec, whose ``session`` is its session class:
+    ``session`` if given, else one built from the spec's policy."""
     if not isinstance(spec, StrategySpec):
         raise ValueError(f"expected a StrategySpec, got {type(spec).__name__}")
     if not re.fullmatch(r"[a-z][a-z0-9_]*", spec.name):
@@ -70,7 +46,22 @@ def register_strategy(spec: StrategySpec, *, replace: bool = False) -> None:
     if spec.name in _STRATEGIES and not replace:
         raise ValueError(f"a strategy named {spec.name!r} is already registered; "
                          "pass replace=True to override it")
-    _STRATEGIES[spec.name] = spec
+    cls = session or spec.session or policy_session_class(spec)
+    if not callable(cls):
+        raise ValueError(f"strategy {spec.name!r}: session must be a class, got {cls!r}")
+    registered = dataclasses.replace(spec, session=cls,
+                                     session_name=spec.session_name or cls.__name__)
+    if isinstance(cls, type) and issubclass(cls, MemorySession):
+        cls.strategy = registered  # type: ignore[attr-defined]
+    _STRATEGIES[spec.name] = registered
+    return registered
+
+
+def unregister_strategy(name: str) -> StrategySpec:
+    """Remove a registered strategy (a plugin's, a test's); returns its spec."""
+    spec = get_strategy(name)
+    del _STRATEGIES[name]
+    return spec
 
 
 def strategies() -> list[StrategySpec]:
@@ -86,79 +77,29 @@ def get_strategy(name: str) -> StrategySpec:
         raise ValueError(f"unknown strategy {name!r}; known: {known}") from None
 
 
-def whole_number(spec: str, text: str | None, what: str, minimum: int = 1) -> int:
-    """``text`` as a whole number >= ``minimum``, or a ValueError naming the spec part."""
-    if text is None or not re.fullmatch(r"\s*\d+\s*", text):
-        raise ValueError(f"strategy part {spec!r}: {what} must be a whole number >= "
-                         f"{minimum}, got {text!r}")
-    value = int(text)
-    if value < minimum:
-        raise ValueError(f"strategy part {spec!r}: {what} must be >= {minimum}, got {value}")
-    return value
+def read_strategy(text: str) -> tuple[StrategySpec, dict[str, Any]] | None:
+    """The registered strategy and keyword arguments a spec part (``trim:8``) or a label
+    (``trim 8``, ``first 1 + last 4``) names, or None (lower-case, single-spaced text)."""
+    for spec in _STRATEGIES.values():
+        found = spec.read(text)
+        if found is not None:
+            return spec, found
+    return None
 
 
-def _two(name: str, arg: str | None, first: str, second: str,
-         minimum: int = 1) -> tuple[int, int]:
-    spec = f"{name}:{arg}"
-    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", arg or "")
-    if match is None:
-        raise ValueError(f"strategy part {spec!r}: expected {name}:{first}/{second}")
-    return (whole_number(spec, match.group(1), first, minimum),
-            whole_number(spec, match.group(2), second))
+def session_classes() -> dict[str, type]:
+    """Public name -> session class of every registered strategy (``TrimmingSession``,
+    ``FirstLastSession``, ...): what ``ctxlab`` and ``ctxlab.sessions`` export."""
+    return {spec.session_name: spec.session for spec in _STRATEGIES.values()
+            if isinstance(spec.session, type) and spec.session_name}
 
 
-def _parse_trim(arg: str | None) -> dict[str, Any]:
-    if arg is None:
-        raise ValueError("strategy part 'trim' needs a turn count: trim:N, trim:N@TOKENS or "
-                         "trim:N/STEP")
-    head, at, tokens_text = arg.partition("@")
-    turns_text, slash, step_text = head.partition("/")
-    spec = f"trim:{arg}"
-    out: dict[str, Any] = {"max_turns": whole_number(spec, turns_text, "N (turns)"),
-                           "max_tokens": whole_number(spec, tokens_text, "TOKENS") if at else None}
-    if slash:
-        out["step"] = whole_number(spec, step_text, "STEP")
-    return out
-
-
-def _parse_summarize(arg: str | None) -> dict[str, Any]:
-    keep, limit = _two("summarize", arg, "K", "L", minimum=0)
-    if keep > limit:
-        raise ValueError(f"strategy part 'summarize:{arg}': need 0 <= K <= L and L >= 1 "
-                         f"(got K={keep}, L={limit})")
-    return {"keep_last_n_turns": keep, "context_limit": limit}
-
-
-def _parse_first_last(arg: str | None) -> dict[str, Any]:
-    first, last = _two("firstlast", arg, "F", "N")
-    return {"first_turns": first, "last_turns": last}
-
-
-def _trim_label(kw: dict[str, Any]) -> str:
-    step = f" step {kw['step']}" if kw.get("step", 1) > 1 else ""
-    return (f"trim {kw['max_turns']}{step}"
-            + (f" ≤{kw['max_tokens']} tok" if kw["max_tokens"] else ""))
-
-
-for _spec in (
-    StrategySpec("trim", "trim:N[/S][@T]",
-                 "TrimmingSession: the last N user turns (dropped S at a time for the prompt "
-                 "cache; at most T tokens)",
-                 _parse_trim, TrimmingSession,
-                 {"max_turns": range(1, 7), "max_tokens": range(60, 2000), "step": range(1, 4)},
-                 _trim_label,
-                 lambda kw: f"trim:{kw['max_turns']}"
-                 + (f"/{kw['step']}" if kw.get("step", 1) > 1 else "")
-                 + (f"@{kw['max_tokens']}" if kw["max_tokens"] else "")),
-    StrategySpec("summarize", "summarize:K/L",
-                 "SummarizingSession: past L turns fold all but the last K into a summary",
-                 _parse_summarize, SummarizingSession,
-                 {"keep_last_n_turns": range(0, 4), "context_limit": range(1, 5)},
-                 lambda kw: f"summarize {kw['keep_last_n_turns']}/{kw['context_limit']}"),
-    StrategySpec("firstlast", "firstlast:F/N",
-                 "FirstLastSession: pin the first F turns and keep the last N",
-                 _parse_first_last, FirstLastSession,
-                 {"first_turns": range(1, 4), "last_turns": range(1, 6)},
-                 lambda kw: f"first {kw['first_turns']} + last {kw['last_turns']}"),
-):
-    register_strategy(_spec)
+#: The built-in strategies: (spec, hand-written session class or None).
+BUILTIN: tuple[tuple[StrategySpec, Any], ...] = (
+    (trim.SPEC, TrimmingSession),
+    (summarize.SPEC, SummarizingSession),
+    (first_last.SPEC, None),
+    (token_tail.SPEC, None),
+)
+for _spec, _session in BUILTIN:
+    register_strategy(_spec, session=_session)

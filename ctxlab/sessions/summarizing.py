@@ -1,8 +1,10 @@
 """SummarizingSession: fold older turns into a summary pair, keep the last K turns verbatim.
 
-The policy (what is folded, what the model sees) is :mod:`ctxlab.policies.summarize`; the
-engine that runs folds (leases, compare-and-swap, background tasks, failures) is
-:mod:`ctxlab.sessions.folding`. This class holds the settings and the summary state.
+The policy (what is folded, when, and what the model sees) is
+:mod:`ctxlab.policies.summarize`; the engine that runs folds (leases, compare-and-swap,
+background tasks, bounded summarizer input, failures) is :mod:`ctxlab.sessions.folding`,
+which sees this session only through :class:`_FoldPort` (its :class:`FoldHost`). This class
+holds the settings and the summary state (:mod:`.summary_state`).
 
 What this implementation guarantees (and the source tutorial's version does not):
 
@@ -11,13 +13,17 @@ What this implementation guarantees (and the source tutorial's version does not)
   pending action) and an output that arrives late is shown with its call;
 * no turn is ever lost from the view: every raw item is shown, folded, or pending (a tool
   call waiting for its output); while a fold is due, in flight or failing, the unfolded
-  turns stay in the view (over ``context_limit``, with a warning when it is failing);
+  turns stay in the view (past the fold trigger, with a warning when it is failing);
+* folds trigger on turns (``context_limit``), tokens (``fold_at_tokens``) or a share of the
+  model's window (``fold_at_share`` of ``model_window``), and no summarizer call reads more
+  than ``max_input_tokens`` (longer spans are folded in chunks);
 * metadata lives beside the items (:meth:`get_full_history`) and never reaches the model;
 * a summary is applied to exactly the prefix it was computed from (compare-and-swap), so
   items that arrive meanwhile are neither lost nor summarized twice, and at most one fold
   per session is in flight, across processes;
 * summaries are incremental (previous summary + newly folded turns) and can be rebuilt from
-  the raw log (:meth:`rebuild_summary`) to correct drift;
+  the raw log, on demand (:meth:`rebuild_summary`) or every N folds (``rebuild_every``), to
+  correct drift;
 * identifiers in the folded items that the summary lacks are listed in its metadata;
 * ``background=True`` starts folds without making ``add_items`` or ``get_items`` wait;
   :meth:`flush` waits for them.
@@ -33,50 +39,73 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Mapping
-from typing import Any
+from contextlib import AbstractAsyncContextManager
+from typing import Any, ClassVar
 
 from agents.memory import SessionSettings
 
 from ..core.checks import check_seconds
-from ..core.items import clone, item_kind, model_safe
-from ..core.tokens import TokenCounter
+from ..core.items import item_text, model_safe
+from ..core.rawlog import RawLog
+from ..core.tokens import ITEM_OVERHEAD_TOKENS, TokenCounter
+from ..policies import summarize
 from ..policies.base import Synthetic, Window
+from ..policies.spec import StrategySpec
 from ..policies.summarize import (
+    DEFAULT_MAX_INPUT_TOKENS,
+    FoldPlan,
     SummarizeParams,
     SummaryRecord,
-    fold_due,
+    fired,
+    pending_calls,
     plan_fold,
     summary_slots,
     summary_window,
 )
 from ..stores.base import StoredState, StoreError
-from ..summarizers.base import call_summarizer
 from ..summarizers.extractive import ExtractiveSummarizer
-from .base import MemorySession, StoreArg
+from .base import MemorySession, StoreArg, check_limit
 from .folding import POLL_S, FoldEngine, FoldJob
+from .history import history_records
+from .lease import FoldLease
+from .summary_state import STATE_FORMAT, SummaryState, state_data
+
+__all__ = ["DEFAULT_LEASE_TTL", "STATE_FORMAT", "SummarizingSession", "SummaryRecord"]
 
 logger = logging.getLogger("ctxlab.summarizing")
 
-#: Version of the state this strategy saves in a store.
-STATE_FORMAT = 1
 #: Default seconds a fold may hold the lease without renewing it (renewed every third).
 DEFAULT_LEASE_TTL = 30.0
+_DEFAULTS = dataclasses.astuple(SummarizeParams())  # the tutorial's 3/3, and no other trigger
 
 
 class SummarizingSession(MemorySession):
     """Keep the last ``keep_last_n_turns`` turns verbatim and summarize the rest.
 
+    The first two arguments keep the source tutorial's order,
+    ``SummarizingSession(keep_last_n_turns, context_limit)``; write them as keywords.
+
     Args:
         keep_last_n_turns: turns kept verbatim when a fold happens (>= 0).
-        context_limit: unfolded turns allowed before a fold (>= 1, >= keep_last_n_turns).
-        summarizer: anything with ``summarize(items)`` (see :mod:`ctxlab.summarizers`);
-            defaults to the offline :class:`~ctxlab.summarizers.ExtractiveSummarizer`.
+        context_limit: unfolded turns allowed before a fold (>= 1, >= keep_last_n_turns;
+            None: no turn trigger, fold on tokens only).
+        summarizer: anything with ``summarize(items)``, sync (run in a worker thread) or
+            async (see :mod:`ctxlab.summarizers`); defaults to the offline
+            :class:`~ctxlab.summarizers.ExtractiveSummarizer`.
         session_id: the conversation's id; the store's id with a ``store``, else a fresh
             :func:`ctxlab.new_session_id` when omitted.
+        fold_at_tokens: also fold when what the model is shown (preamble, summary pair,
+            unfolded turns) passes this many tokens.
+        fold_at_share, model_window: also fold past this share (0-1) of a ``model_window``
+            -token window (the seed article folds at 40-50%).
+        max_input_tokens: what one summarizer call may read (previous summary + folded
+            items; None: no bound); a longer span is folded in chunks.
+        rebuild_every: every N-th fold re-summarizes everything folded from the raw log
+            instead of extending the previous summary (None: never).
         background: start folds in the background; ``add_items`` and ``get_items`` never
             wait for them (use :meth:`flush` to wait).
-        summary_timeout: seconds a summarizer may take before the attempt counts as failed.
+        summary_timeout: seconds one summarizer call may take before the attempt counts as
+            failed (None: no deadline).
         keep_preamble: keep items stored before the first user message verbatim.
         store: where the raw log and the summary live (see
             :class:`~ctxlab.sessions.base.MemorySession`); None keeps both in memory.
@@ -86,15 +115,24 @@ class SummarizingSession(MemorySession):
             the summarizer works), so another process takes over this soon after a crash.
         session_settings: the SDK's ``SessionSettings`` (``limit`` caps the item count).
         token_counter: defaults to exact ``o200k_base`` counts.
+        params: a ready :class:`~ctxlab.policies.summarize.SummarizeParams` instead of the
+            policy settings above (how :meth:`branch` passes them on).
     """
+
+    strategy: ClassVar[StrategySpec] = summarize.SPEC
 
     def __init__(
         self,
         keep_last_n_turns: int = 3,
-        context_limit: int = 3,
+        context_limit: int | None = 3,
         summarizer: Any | None = None,
         session_id: str | None = None,
         *,
+        fold_at_tokens: int | None = None,
+        fold_at_share: float | None = None,
+        model_window: int | None = None,
+        max_input_tokens: int | None = DEFAULT_MAX_INPUT_TOKENS,
+        rebuild_every: int | None = None,
         background: bool = False,
         summary_timeout: float | None = 120.0,
         keep_preamble: bool = True,
@@ -103,8 +141,15 @@ class SummarizingSession(MemorySession):
         lease_ttl: float | None = None,
         session_settings: SessionSettings | None = None,
         token_counter: TokenCounter | None = None,
+        params: SummarizeParams | None = None,
     ):
-        self.params = SummarizeParams(keep_last_n_turns, context_limit, bool(keep_preamble))
+        settings = (keep_last_n_turns, context_limit, bool(keep_preamble), fold_at_tokens,
+                    fold_at_share, model_window, max_input_tokens, rebuild_every)
+        if params is None:
+            params = SummarizeParams(*settings)
+        elif settings != _DEFAULTS:
+            raise TypeError("SummarizingSession: pass params=... or its settings, not both")
+        self.params = params
         self.summary_timeout = check_seconds("summary_timeout", summary_timeout)
         self.lease_ttl = check_seconds("lease_ttl", lease_ttl) or DEFAULT_LEASE_TTL
         super().__init__(
@@ -113,10 +158,11 @@ class SummarizingSession(MemorySession):
         )
         self.summarizer = summarizer if summarizer is not None else ExtractiveSummarizer()
         self.background = bool(background)
-        self._summary: SummaryRecord | None = None
-        self._generation = 0
-        self._verified: tuple[int, int] | None = None  # (epoch, generation) checked vs log
-        self._engine = FoldEngine(self)
+        self._fold = SummaryState()
+        self._port = _FoldPort(self)
+        self._engine = FoldEngine(self._port, FoldLease(
+            self._store, self._owner, self.lease_ttl, self.session_id,
+            shared=not self._private_store))
         self._slots: tuple[SummaryRecord | None, list[Synthetic]] | None = None
 
     # -- settings --------------------------------------------------------------------
@@ -125,7 +171,7 @@ class SummarizingSession(MemorySession):
         return self.params.keep_last_n_turns
 
     @property
-    def context_limit(self) -> int:
+    def context_limit(self) -> int | None:
         return self.params.context_limit
 
     def set_max_turns(self, n: int) -> None:
@@ -137,26 +183,29 @@ class SummarizingSession(MemorySession):
         keep = self.params.keep_last_n_turns
         if isinstance(n, int) and not isinstance(n, bool):
             keep = min(keep, n)
-        self.params = dataclasses.replace(self.params, context_limit=n, keep_last_n_turns=keep)
-        self._changed()
+        self.set_params(context_limit=n, keep_last_n_turns=keep)
 
-    def set_limits(self, *, keep_last_n_turns: int, context_limit: int) -> None:
+    def set_limits(self, *, keep_last_n_turns: int, context_limit: int | None) -> None:
         """Change both knobs at once (the invariant is checked before anything changes)."""
-        self.params = dataclasses.replace(self.params, keep_last_n_turns=keep_last_n_turns,
-                                          context_limit=context_limit)
+        self.set_params(keep_last_n_turns=keep_last_n_turns, context_limit=context_limit)
+
+    def set_params(self, **changes: Any) -> None:
+        """Change any :class:`~ctxlab.policies.summarize.SummarizeParams` field (checked
+        before anything changes); the view follows at once, a fold that becomes due runs
+        when items are next added (or at :meth:`flush`)."""
+        self.params = dataclasses.replace(self.params, **changes)
         self._changed()
 
-    def _settings(self) -> dict[str, Any]:
-        return {**super()._settings(), "keep_last_n_turns": self.keep_last_n_turns,
-                "context_limit": self.context_limit, "summarizer": self.summarizer,
+    def _options(self) -> dict[str, Any]:
+        return {**super()._options(), "summarizer": self.summarizer,
                 "background": self.background, "summary_timeout": self.summary_timeout,
-                "keep_preamble": self.params.keep_preamble, "lease_ttl": self.lease_ttl}
+                "lease_ttl": self.lease_ttl}
 
     # -- state -----------------------------------------------------------------------
     @property
     def summary(self) -> SummaryRecord | None:
         """The summary currently applied to the view, if any."""
-        return self._summary
+        return self._fold.summary
 
     @property
     def summarizing(self) -> bool:
@@ -177,98 +226,62 @@ class SummarizingSession(MemorySession):
         return self._engine.discarded
 
     def __repr__(self) -> str:
-        folded = self._summary.turns if self._summary else None
+        folded = self._fold.summary.turns if self._fold.summary else None
+        trigger = "".join(f", {k}={v}" for k, v in (
+            ("fold_at_tokens", self.params.fold_at_tokens),
+            ("fold_at_share", self.params.fold_at_share)) if v is not None)
         return (
             f"SummarizingSession(session_id={self.session_id!r}, "
-            f"keep_last_n_turns={self.keep_last_n_turns}, context_limit={self.context_limit}, "
-            f"items={len(self._log)}, turns={self._log.turn_count}, "
+            f"keep_last_n_turns={self.keep_last_n_turns}, context_limit={self.context_limit}"
+            f"{trigger}, items={len(self._log)}, turns={self._log.turn_count}, "
             f"summarized_turns={folded}{self._store_note()})"
         )
 
     # -- persistence -------------------------------------------------------------------
-    def _state_data(self, summary: SummaryRecord | None, generation: int) -> dict[str, Any]:
-        return {"strategy": "summarizing", "format": STATE_FORMAT, "generation": generation,
-                "summary": None if summary is None else summary.to_dict()}
-
-    def _export_state(self) -> Mapping[str, Any] | None:
-        return self._state_data(self._summary, self._generation)
-
-    def _load_state(self, state: StoredState) -> None:
-        data = state.data or {}
-        summary = None
-        try:
-            raw = data.get("summary")
-            summary = SummaryRecord.from_dict(raw) if raw else None
-            generation = int(data.get("generation", 0))
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            logger.warning("session %r: ignoring a malformed summary in the store (%s)",
-                           self.session_id, exc)
-            generation = 0
-        self._summary, self._generation = summary, generation
-        self._verified = None
-        self._changed()
+    def _export_state(self) -> dict[str, Any]:
+        return self._fold.data()
 
     async def _on_change(self, *, shrank: bool, state: StoredState | None) -> None:
         if state is not None:
-            self._load_state(state)
-        if self._summary is not None:
+            self._fold.load(state, self.session_id)
+            self._changed()
+        if self._fold.summary is not None:
             await self._check_summary(force=shrank)
 
     async def _check_summary(self, *, force: bool = False) -> None:
         """Drop the summary if the raw items it was made from are no longer the log's prefix
         (a pop into them, a rollback, another writer's change)."""
-        summary = self._summary
-        if summary is None:
+        summary = self._fold.summary
+        if summary is None or self._fold.matches(self._log, self._stored.epoch, force=force):
             return
-        end = summary.items[1]
-        key = (self._state.epoch, summary.generation)
-        if end <= len(self._log):
-            if not force and self._verified == key:
-                return  # checked already (the digest chain is memoized, so this is cheap)
-            if not summary.digest or self._log.digest(end) == summary.digest:
-                self._verified = key
-                return
         logger.info("session %r: the summary of turns %s-%s no longer matches the log; "
                     "dropping it", self.session_id, *summary.turns)
-        self._summary = None
-        self._verified = None
+        self._fold.summary, self._fold.verified = None, None
         self._changed()
         try:
             saved = await self._store.save_state(
-                self._state.version, self._state_data(None, self._generation))
+                self._stored.version, state_data(None, self._fold.generation))
         except StoreError as exc:  # the next sync re-checks; the view is valid meanwhile
             logger.warning("session %r: could not save the dropped summary: %s",
                            self.session_id, exc)
             return
         if saved is not None:
-            self._state = saved
+            self._stored = saved
 
     # -- hooks -----------------------------------------------------------------------
     async def _after_add(self) -> None:
-        if not self._due():
+        if not self._engine.due():
             return
         self._engine.start()
         if not self.background:
             await self._engine.wait()
 
     async def _after_clear(self) -> None:
-        self._summary = None
+        self._fold.summary = None
         self._engine.failure = None
         self._changed()
 
     # -- folding ---------------------------------------------------------------------
-    def _due(self) -> bool:
-        """A fold is needed and may be attempted now (not while the last attempt failed at
-        this very log version)."""
-        if not fold_due(self._log, self._summary, self.params):
-            return False
-        failure = self._engine.failure
-        return not (failure is not None and failure.version == self._log.version)
-
-    def _job(self, *, rebuild: bool = False) -> FoldJob | None:
-        plan = plan_fold(self._log, self._summary, self.params, rebuild=rebuild)
-        return None if plan is None else self._engine.job(plan)
-
     async def flush(self) -> None:
         """Wait until no fold is in flight or due (a failed fold is not retried here until
         new items arrive). With a shared store this includes folds another process holds
@@ -282,13 +295,14 @@ class SummarizingSession(MemorySession):
                 await asyncio.sleep(POLL_S)
             async with self._lock:
                 await self._sync()  # (a fold another process applied lands here)
-                due = self._due()
+                due = engine.due()
             if not due:
                 return
             engine.start()
 
     async def rebuild_summary(self) -> SummaryRecord | None:
-        """Re-summarize every folded turn from the raw log (corrects incremental drift).
+        """Re-summarize every folded turn from the raw log (corrects incremental drift;
+        ``rebuild_every=N`` does it every N folds).
 
         Waits for any fold in flight first; returns the new record (None when nothing is
         folded yet). A failing summarizer raises here, and the old summary stays.
@@ -296,32 +310,33 @@ class SummarizingSession(MemorySession):
         await self.flush()
         async with self._lock:
             await self._sync()
-            job = self._job(rebuild=True)
+            job = self._port.next_job(rebuild=True)
         if job is None:
             return None
-        result = await call_summarizer(self.summarizer, job.items, None)
-        record = self._engine.record(job, result, 0.0)
+        record = self._engine.record(job, await self._engine.summarize(job), 0.0)
         async with self._lock:
             if not await self._engine.apply(job, record):
                 raise RuntimeError("the session changed while the summary was rebuilt; retry")
-            return self._summary
+            return self._fold.summary
 
     # -- the view --------------------------------------------------------------------
+    def _summary_slots(self) -> list[Synthetic]:
+        summary, cached = self._fold.summary, self._slots
+        if cached is None or cached[0] is not summary:  # the pair is rebuilt per summary
+            cached = self._slots = (summary, summary_slots(self._log, summary))
+        return cached[1]
+
     def _window(self) -> Window:
-        failure = self._engine.failure
+        failure, blocked = self._engine.failure, self._engine.outcome == "blocked"
         if failure is not None:
             waiting = f"the summarizer failed ({failure.error}); retried when items are next added"
-        elif self._engine.outcome == "blocked":
+        elif blocked:
             waiting = "another process holds the fold lease"
         else:
             waiting = "a fold is due or in flight"
-        summary = self._summary
-        cached = self._slots
-        if cached is None or cached[0] is not summary:  # the pair is rebuilt per summary
-            cached = self._slots = (summary, summary_slots(self._log, summary))
-        window = summary_window(self._log, summary, self.params, waiting=waiting,
-                                slots=cached[1])
-        if failure is None and self._engine.outcome != "blocked":
+        window = summary_window(self._log, self._fold.summary, self.params, waiting=waiting,
+                                slots=self._summary_slots())
+        if failure is None and not blocked:
             window.notes = []  # a fold in flight is normal: no warning
         return window
 
@@ -336,37 +351,116 @@ class SummarizingSession(MemorySession):
         ``synthetic=False``, their raw index, turn, kind, tokens and any private keys the
         stored item had (under ``extra``). ``limit`` keeps the newest records.
         """
-        if limit is not None:
-            from .base import check_limit
-
-            check_limit(limit)
+        check_limit(limit)
         async with self._lock:
             await self._sync()
-            view = self._view(None)
-            records = []
-            for slot in view.slots:
-                if isinstance(slot, Synthetic):
-                    meta = dict(slot.meta.get("metadata", {}))
-                    meta["tokens"] = slot.tokens
-                    records.append({"message": model_safe(slot.item), "metadata": meta})
-                    continue
-                item = self._log.item(slot)
-                safe = model_safe(item)
-                extra = {k: clone(v) for k, v in item.items() if k not in safe}
-                meta = {
-                    "synthetic": False,
-                    "kind": item_kind(item),
-                    "index": slot,
-                    "turn": self._log.turn_of(slot),
-                    "tokens": self._log.tokens(slot),
-                }
-                if extra:
-                    meta["extra"] = extra
-                records.append({"message": safe, "metadata": meta})
-        if limit is not None:
-            records = records[len(records) - limit:] if limit else []
-        return records
+            return history_records(self._log, self._view(None), limit)
 
     async def get_items_with_metadata(self, limit: int | None = None) -> list[dict[str, Any]]:
         """Alias of :meth:`get_full_history` (the name the source tutorial also uses)."""
         return await self.get_full_history(limit)
+
+
+class _FoldPort:
+    """The session as its fold engine sees it (:class:`~ctxlab.sessions.folding.FoldHost`):
+    what is due, what a fold reads, and how its result is saved."""
+
+    def __init__(self, session: SummarizingSession):
+        self._session = session
+        self.session_id = session.session_id
+
+    @property
+    def summarizer(self) -> Any:
+        return self._session.summarizer
+
+    @property
+    def summary_timeout(self) -> float | None:
+        return self._session.summary_timeout
+
+    @property
+    def lock(self) -> AbstractAsyncContextManager[Any]:
+        return self._session._lock
+
+    def log_version(self) -> int:
+        return self._session._log.version
+
+    async def sync(self) -> None:
+        await self._session._sync()
+
+    def changed(self) -> None:
+        self._session._changed()
+
+    def fold_due(self) -> bool:
+        s = self._session
+        pair = (sum(slot.tokens for slot in s._summary_slots())
+                if s.params.fold_tokens is not None else 0)  # only a token trigger needs it
+        return fired(s._log, s._fold.summary, s.params, pair) is not None
+
+    def next_job(self, *, rebuild: bool = False) -> FoldJob | None:
+        """The fold to run now (None: none is due), or with ``rebuild`` the rebuild of
+        everything folded; every ``rebuild_every``-th fold starts from the raw log."""
+        s = self._session
+        summary, params = s._fold.summary, s.params
+        if rebuild:
+            plan = plan_fold(s._log, summary, params, rebuild=True)
+        elif not self.fold_due():
+            return None
+        else:
+            every = params.rebuild_every
+            fresh = bool(every) and summary is not None and (s._fold.generation + 1) % every == 0
+            plan = plan_fold(s._log, summary, params, fresh=fresh)
+        return None if plan is None else fold_job(s, plan)
+
+    async def commit(self, job: FoldJob, record: SummaryRecord) -> bool:
+        """Compare-and-swap ``record`` into the store (under the lock); False on conflict."""
+        s = self._session
+        saved = await s._store.save_state(job.version, state_data(record, record.generation))
+        if saved is None:
+            return False
+        s._stored = saved
+        s._fold.applied(record, saved.epoch)
+        s._changed()
+        return True
+
+
+def fold_job(session: SummarizingSession, plan: FoldPlan) -> FoldJob:
+    """What the summarizer reads for ``plan``: model-safe copies of the folded items
+    (redacted when the session has a redactor), their sizes in tokens (or upper bounds when
+    the whole span fits in half the input bound) and turn starts."""
+    log: RawLog = session._log
+    items = [model_safe(log.item(i)) for i in range(plan.start, plan.end)]
+    counter = session.token_counter
+    if session._redactor is not None:
+        items = session._redact(items)
+    bound = session.params.max_input_tokens
+    # Upper bounds first (a token is at least one UTF-8 byte): exact counts only for a span
+    # that may not fit in one call.
+    tokens = [len(item_text(it).encode()) + ITEM_OVERHEAD_TOKENS for it in items]
+    if bound is not None and sum(tokens) > bound // 2:
+        tokens = ([counter.count_item(it) for it in items] if session._redactor is not None
+                  else [log.tokens(i) for i in range(plan.start, plan.end)])
+    pending = tuple(pending_calls(log, plan.start, plan.end))
+    previous = plan.previous
+    if previous is not None:
+        answered = _answered(log, set(previous.pending_calls))
+        pending = tuple(c for c in previous.pending_calls if c not in answered) + pending
+    return FoldJob(
+        plan=plan, generation=session._fold.generation, version=session._stored.version,
+        epoch=session._stored.epoch, digest=log.digest(plan.end), items=items, pending=pending,
+        tokens=tokens, turn_starts=[s - plan.start for s in log.turn_starts
+                                    if plan.start < s < plan.end],
+        count=counter.count, max_input_tokens=session.params.max_input_tokens)
+
+
+def _answered(log: RawLog, call_ids: set[str]) -> set[str]:
+    """The ids among ``call_ids`` that some output in the log answers."""
+    if not call_ids:
+        return set()
+    found = set()
+    for index in range(len(log)):
+        if log.kind(index) == "tool_output":
+            item = log.item(index)
+            for key in ("call_id", "id"):
+                if item.get(key) in call_ids:
+                    found.add(item[key])
+    return found

@@ -3,18 +3,20 @@
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any
+from typing import Any, ClassVar
 
 from agents.memory import SessionSettings
 
 from ..core.tokens import TokenCounter
+from ..policies import trim
 from ..policies.base import Window
+from ..policies.spec import StrategySpec
 from ..policies.trim import TrimParams, trim_window
-from .base import MemorySession, StoreArg
+from .base import StoreArg
+from .policy import PolicySession
 
 
-class TrimmingSession(MemorySession):
+class TrimmingSession(PolicySession):
     """Keep the last ``max_turns`` user turns; drop older ones from the model's view.
 
     A *turn* is a real user message plus everything up to the next one (assistant replies,
@@ -44,7 +46,11 @@ class TrimmingSession(MemorySession):
         redactor: applied to every batch before it is stored (see :class:`ctxlab.Redactor`).
         session_settings: the SDK's ``SessionSettings`` (``limit`` caps the item count).
         token_counter: defaults to exact ``o200k_base`` counts.
+        params: a ready :class:`~ctxlab.policies.trim.TrimParams` instead of the four
+            settings above (how :meth:`branch` passes them on).
     """
+
+    strategy: ClassVar[StrategySpec] = trim.SPEC
 
     def __init__(
         self,
@@ -58,12 +64,16 @@ class TrimmingSession(MemorySession):
         redactor: Any = None,
         session_settings: SessionSettings | None = None,
         token_counter: TokenCounter | None = None,
+        params: TrimParams | None = None,
     ):
-        self.params = TrimParams(max_turns, max_tokens, bool(keep_preamble), step)
-        super().__init__(
-            session_id, store=store, session_settings=session_settings,
-            token_counter=token_counter, redactor=redactor,
-        )
+        if params is None:
+            params = TrimParams(max_turns, max_tokens, bool(keep_preamble), step)
+        elif (max_turns, max_tokens, keep_preamble, step) != (8, None, True, 1):
+            raise TypeError("TrimmingSession: pass params=... or its settings (max_turns, "
+                            "max_tokens, keep_preamble, step), not both")
+        super().__init__(session_id, params=params, store=store,
+                         session_settings=session_settings, token_counter=token_counter,
+                         redactor=redactor)
 
     # -- settings --------------------------------------------------------------------
     @property
@@ -76,8 +86,7 @@ class TrimmingSession(MemorySession):
 
     def set_max_turns(self, max_turns: int) -> None:
         """Show the last ``max_turns`` user turns from the next read on (nothing is lost)."""
-        self.params = dataclasses.replace(self.params, max_turns=max_turns)
-        self._changed()
+        self.set_params(max_turns=max_turns)
 
     @property
     def max_tokens(self) -> int | None:
@@ -85,13 +94,7 @@ class TrimmingSession(MemorySession):
 
     @max_tokens.setter
     def max_tokens(self, value: int | None) -> None:
-        self.params = dataclasses.replace(self.params, max_tokens=value)
-        self._changed()
-
-    def _settings(self) -> dict[str, Any]:
-        return {**super()._settings(), "max_turns": self.params.max_turns,
-                "max_tokens": self.params.max_tokens,
-                "keep_preamble": self.params.keep_preamble, "step": self.params.step}
+        self.set_params(max_tokens=value)
 
     def __repr__(self) -> str:
         budget = "" if self.max_tokens is None else f", max_tokens={self.max_tokens}"

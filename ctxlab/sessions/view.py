@@ -213,35 +213,43 @@ def repair_slots(log: RawLog, slots: list[Slot], suspects: set[int] | None = Non
     position = {s: p for p, s in enumerate(slots) if not isinstance(s, Synthetic)}
     drop: dict[int, str] = {}
     for pos, slot in flagged:
-        kind = log.kind(slot)
-        if log.key(slot) is None:
-            continue
-        if kind == "tool_output":
-            call = log.partner(slot)
-            if call is None or position.get(call, len(slots)) > pos:
-                drop[pos] = REPAIR_REASONS["orphan_output"]
-        elif kind == "tool_call":
-            out = log.partner(slot)
-            if out is None or position.get(out, -1) < pos:
-                drop[pos] = REPAIR_REASONS["call_without_output"]
+        why = _unpaired(log, slot, pos, position)
+        if why is not None:
+            drop[pos] = why
     for pos, slot in reversed(flagged):  # reasoning: is what it precedes still there?
-        if log.kind(slot) != "reasoning":
-            continue
-        follower_ok = False
-        for nxt in range(pos + 1, len(slots)):
-            if nxt in drop:
-                continue
-            other = slots[nxt]
-            if isinstance(other, Synthetic):
-                follower_ok = other.item.get("role") == "assistant"
-                break
-            if log.kind(other) == "reasoning":
-                continue
-            follower_ok = log.emitted(other)
-            break
-        if not follower_ok:
+        if log.kind(slot) == "reasoning" and not _follower_shown(log, slots, pos, drop):
             drop[pos] = REPAIR_REASONS["reasoning_without_follower"]
     return drop
+
+
+def _unpaired(log: RawLog, slot: int, pos: int, position: dict[int, int]) -> str | None:
+    """Why a call or output at ``pos`` cannot be sent (its partner is missing from the view
+    or on the wrong side of it), or None."""
+    if log.key(slot) is None:
+        return None
+    kind = log.kind(slot)
+    partner = log.partner(slot)
+    at = None if partner is None else position.get(partner)  # where the partner is shown
+    if kind == "tool_output" and (at is None or at > pos):
+        return REPAIR_REASONS["orphan_output"]
+    if kind == "tool_call" and (at is None or at < pos):
+        return REPAIR_REASONS["call_without_output"]
+    return None
+
+
+def _follower_shown(log: RawLog, slots: list[Slot], pos: int, drop: dict[int, str]) -> bool:
+    """True when the first item after the reasoning at ``pos`` that is not itself reasoning
+    (or dropped) is one it may precede."""
+    for nxt in range(pos + 1, len(slots)):
+        if nxt in drop:
+            continue
+        other = slots[nxt]
+        if isinstance(other, Synthetic):
+            return other.item.get("role") == "assistant"
+        if log.kind(other) == "reasoning":
+            continue
+        return log.emitted(other)
+    return False
 
 
 def _fates(log: RawLog, slots: list[Slot], bad: dict[int, str]) -> dict[int, tuple[ItemState, str]]:

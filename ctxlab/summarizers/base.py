@@ -8,6 +8,7 @@ tutorial's shape), or a :class:`SummaryResult` with usage figures.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -90,11 +91,13 @@ def coerce_result(value: Any) -> SummaryResult:
 
 async def call_summarizer(
     summarizer: Any, items: list[dict[str, Any]], previous_summary: str | None,
-    previous_state: dict[str, Any] | None = None,
+    previous_state: dict[str, Any] | None = None, *, thread: bool = False,
 ) -> SummaryResult:
     """Call ``summarizer.summarize`` the way it accepts, await it if needed, coerce the result.
 
-    ``previous_state`` goes to summarizers whose ``summarize`` takes that keyword."""
+    ``previous_state`` goes to summarizers whose ``summarize`` takes that keyword. With
+    ``thread``, a plain (sync) ``summarize`` runs in a worker thread, so a slow one never
+    blocks the event loop (an ``async def`` one is awaited on the loop as always)."""
     method = getattr(summarizer, "summarize", None)
     if method is None:
         if callable(summarizer):
@@ -106,10 +109,18 @@ async def call_summarizer(
         keywords["previous_summary"] = previous_summary
     if previous_state is not None and accepts_keyword(method, "previous_state"):
         keywords["previous_state"] = previous_state
-    value = method(items, **keywords)
+    if thread and not _is_async(method):
+        value = await asyncio.to_thread(method, items, **keywords)
+    else:
+        value = method(items, **keywords)
     if inspect.isawaitable(value):
         value = await value
     return coerce_result(value)
+
+
+def _is_async(method: Any) -> bool:
+    call = None if inspect.isroutine(method) else type(method).__call__
+    return inspect.iscoroutinefunction(method) or inspect.iscoroutinefunction(call)
 
 
 def is_summary_pair(items: Sequence[Mapping[str, Any]]) -> bool:

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..core.ledger import STATE_COLORS
+from ..policies.spec import log_scale
+from ..sessions.strategies import read_strategy
 
 #: Okabe-Ito colours (colour-blind-safe). Summary and recent turns reuse the colours of the
 #: ``summary`` and ``kept`` states so that chips, bars and heatmaps agree.
@@ -121,16 +123,10 @@ class StrategyKey:
 
 
 _NUMBER_COMMAS = re.compile(r"(?<=\d)[,_](?=\d{3})")
-_FIRST_LAST = re.compile(r"first[: ]?(\d+) ?\+ ?last[: ]?(\d+)")
 _TOKENS = r"(?: ?tok(?:en)?s?)?"
-_BASES: dict[str, re.Pattern[str]] = {
-    "full": re.compile(r"full(?: history)?|everything|no trimming"),
-    "trim": re.compile(
-        r"trim(?:ming|med)?[: ]?(\d+)(?: ?(?:user )?turns?)?(?:(?: ?/ ?| step )(\d+))?"
-        rf"(?: ?[@≤] ?(\d+){_TOKENS})?"),
-    "summarize": re.compile(r"summari[sz](?:e|ing)[: ]?(\d+) ?/ ?(\d+)"),
-    "firstlast": re.compile(r"firstlast[: ]?(\d+) ?/ ?(\d+)"),
-}
+_FULL = re.compile(r"full(?: history)?|everything|no trimming")
+#: What evaluation adds on top of a base (``+state``, ``+budget:3000``, ...): these are
+#: ContextManager options, not registered strategies, so they are read here.
 _ADDONS: dict[str, re.Pattern[str]] = {
     "budget": re.compile(rf"(?:token )?budget[: ]?(\d+){_TOKENS}"),
     "state": re.compile(r"(?:structured )?state(?: memory)?"),
@@ -141,15 +137,7 @@ _ADDONS: dict[str, re.Pattern[str]] = {
 
 def _normalize(name: str) -> str:
     text = " ".join(str(name).lower().split())
-    text = _NUMBER_COMMAS.sub("", text)
-    return _FIRST_LAST.sub(r"firstlast:\1/\2", text)
-
-
-def _scale(value: float, low: float, high: float) -> float:
-    """``value`` on a log scale from ``low`` (0.0) to ``high`` (1.0), clamped."""
-    if value <= low:
-        return 0.0
-    return min(1.0, math.log(value / low) / math.log(high / low))
+    return _NUMBER_COMMAS.sub("", text)
 
 
 def _hash_unit(text: str) -> float:
@@ -157,25 +145,32 @@ def _hash_unit(text: str) -> float:
     return (zlib.crc32(text.encode("utf-8")) % 1000) / 1000
 
 
-def strategy_key(name: str) -> StrategyKey:
-    """The family, size and modifiers of a strategy spec (``"trim:4+state"``,
-    ``"full+budget:3000"``) or label (``"trim 4 + state"``, ``"budget 2,500"``).
+def _base_key(parts: list[str]) -> tuple[StrategyKey, int] | None:
+    """The key of the base strategy the first parts name (a registered strategy's spec or
+    label, read by the strategy registry, or the full history) and how many parts it
+    takes; None when the name starts with an addon (the base is then the full history)."""
+    for taken in range(len(parts), 0, -1):
+        text = " + ".join(parts[:taken])
+        if _FULL.fullmatch(text):
+            return StrategyKey("full", 1.0, ()), taken
+        found = read_strategy(text)
+        if found is None:
+            continue
+        spec, kwargs = found
+        try:
+            params = spec.make_params(kwargs)
+        except (ValueError, TypeError):
+            continue
+        plot = spec.plot
+        return StrategyKey(
+            plot.family, plot.size(params) if plot.size else 0.5,
+            tuple(plot.marks(params)) if plot.marks else (),
+            plot.step(params) if plot.step else 1), taken
+    return None
 
-    Names the palette does not understand fall in the ``"other"`` family, with a size
-    derived from the name, so they still look the same wherever they are drawn.
-    """
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"a strategy name must be a non-empty string, got {name!r}")
-    text = _normalize(name)
-    parts = [p.strip() for p in text.split("+")]
-    base: str = "full"
-    numbers: tuple[int, ...] = ()
-    for family, pattern in _BASES.items():
-        match = pattern.fullmatch(parts[0])
-        if match:
-            base, numbers = family, tuple(int(g) if g else 0 for g in match.groups())
-            parts = parts[1:]
-            break
+
+def _addons(parts: list[str]) -> dict[str, int] | None:
+    """``{kind: number}`` for each addon part (None when a part is not an addon)."""
     addons: dict[str, int] = {}
     for part in parts:
         for kind, pattern in _ADDONS.items():
@@ -184,34 +179,40 @@ def strategy_key(name: str) -> StrategyKey:
                 addons[kind] = int(match.group(1)) if match.groups() and match.group(1) else 0
                 break
         else:
-            return StrategyKey("other", _hash_unit(text), ())
-    modifiers = set(addons)
-    family = base
-    size = 1.0
-    step = 1
-    if base == "full":
-        if "budget" in addons:
-            family = "budget"
-            modifiers.discard("budget")
-            size = _scale(addons["budget"] or 3000, 1000, 16_000)
-        elif "compact" in addons:
-            family = "compact"
-            modifiers.discard("compact")
-    elif base == "trim":
-        turns, step, cap = numbers
-        size = _scale(turns, 2, 12)
-        step = max(step, 1)
-        if step > 1:
-            modifiers.add("step")
-        if cap:
-            modifiers.add("cap")
-    elif base == "summarize":
-        keep, limit = numbers
-        size = _scale(limit + keep / (limit + 1), 2, 12)
-    elif base == "firstlast":
-        first, last = numbers
-        size = _scale(first + last + first / (first + last + 1), 2, 12)
-    return StrategyKey(family, size, tuple(sorted(modifiers)), step)
+            return None
+    return addons
+
+
+def strategy_key(name: str) -> StrategyKey:
+    """The family, size and modifiers of a strategy spec (``"trim:4+state"``,
+    ``"full+budget:3000"``) or label (``"trim 4 + state"``, ``"budget 2,500"``).
+
+    The base is read by the strategy registry (:func:`ctxlab.sessions.read_strategy`: each
+    strategy's own spec and label reader, and its :class:`~ctxlab.policies.spec.PlotHints`),
+    so a newly registered strategy is drawn in its family without a change here. Names the
+    palette does not understand fall in the ``"other"`` family, with a size derived from the
+    name, so they still look the same wherever they are drawn.
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"a strategy name must be a non-empty string, got {name!r}")
+    text = _normalize(name)
+    parts = [p.strip() for p in text.split("+")]
+    found = _base_key(parts)
+    base, taken = found if found is not None else (StrategyKey("full", 1.0, ()), 0)
+    addons = _addons(parts[taken:])
+    if addons is None:
+        return StrategyKey("other", _hash_unit(text), ())
+    modifiers = set(base.modifiers) | set(addons)
+    if base.family != "full":
+        return StrategyKey(base.family, base.size, tuple(sorted(modifiers)), base.step)
+    if "budget" in addons:
+        modifiers.discard("budget")
+        return StrategyKey("budget", log_scale(addons["budget"] or 3000, 1000, 16_000),
+                           tuple(sorted(modifiers)))
+    if "compact" in addons:
+        modifiers.discard("compact")
+        return StrategyKey("compact", 1.0, tuple(sorted(modifiers)))
+    return StrategyKey("full", 1.0, tuple(sorted(modifiers)))
 
 
 def _mix(dark: str, light: str, size: float) -> str:

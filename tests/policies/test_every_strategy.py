@@ -1,9 +1,12 @@
 """The shared property suite: every registered strategy (ctxlab.sessions.strategies), with
 random parameters, on random histories fed in random batches, with pops.
 
-A new strategy registered in ctxlab is tested here without writing a test: its view must
-always be a valid Responses sequence, the ledger must explain every stored item, an item
-limit must give a valid suffix, and the newest turn must never be lost.
+A new strategy registered in ctxlab is tested here without writing a test: what to draw
+comes from its spec (``StrategySpec.hints``), never from its name. Its view must always be a
+valid Responses sequence, the ledger must explain every stored item, an item limit must give
+a valid suffix, the newest turn must never be lost, and (strict mode, on in the tests) no
+window may break the spec's invariants (whole turns, a declared budget): the suite fails on
+broken policies (test_policy_invariants.py keeps three).
 """
 
 from __future__ import annotations
@@ -15,93 +18,30 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from ctxlab import TrimmingSession, model_safe, segment_turns, validate_items
-from ctxlab.sessions import strategies
+from ctxlab import TrimmingSession, validate_items
+from ctxlab.sessions import read_strategy
 from ctxlab.sessions.view import build_view
+from ctxlab.viz.palette import strategy_key, strategy_style
 
 from conftest import arun, assistant, call, output, user
-from fakes import RecordingSummarizer
 from strategies import batches, hard_history, history, messy_history
+from strategy_suite import SPECS, draw_session, views_are_valid_explained_and_limits_cut_safely
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
-SPECS = {spec.name: spec for spec in strategies()}
-
-
-def draw_session(draw: st.DrawFn, name: str):
-    spec = SPECS[name]
-    kwargs = {}
-    for param, values in spec.params.items():
-        if param == "max_tokens":
-            kwargs[param] = draw(st.one_of(st.none(), st.sampled_from(values)))
-        else:
-            kwargs[param] = draw(st.sampled_from(values))
-    if name == "summarize":
-        kwargs["summarizer"] = RecordingSummarizer()
-        kwargs["background"] = draw(st.booleans())
-    try:
-        return spec.make("prop", **kwargs)
-    except ValueError:
-        assume(False)  # parameters that contradict each other (K > L) are rejected
 
 
 def test_every_builtin_strategy_is_registered():
-    assert {"trim", "summarize", "firstlast"} <= set(SPECS)
-
-
-async def check_view(session, items):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        view = await session.get_items()
-        ledger = await session.ledger()
-    assert validate_items(view) == []
-    assert await session.raw_items() == items
-    raw = [e for e in ledger if e.index is not None]
-    assert [e.index for e in raw] == list(range(len(items)))
-    shown = ledger.view()
-    assert [e.position for e in shown] == list(range(len(view)))
-    for entry, item in zip(shown, view, strict=True):
-        if entry.index is not None:
-            assert item == model_safe(items[entry.index])
-    turns = segment_turns(items).turns
-    if turns:  # the newest turn is never dropped (its pending calls wait, they are not lost)
-        for index in turns[-1].indices:
-            state = ledger[[e.index for e in ledger].index(index)].state
-            assert state != "dropped" or items[index].get("type") == "reasoning"
-    return view
+    assert {"trim", "summarize", "firstlast", "tokentail"} <= set(SPECS)
+    for spec in SPECS.values():
+        assert spec.session is not None and spec.session.strategy is spec
 
 
 @pytest.mark.parametrize("name", sorted(SPECS))
 @SETTINGS
 @given(data=st.data())
 def test_views_are_valid_explained_and_limits_cut_safely(name, data):
-    session = draw_session(data.draw, name)
-    items = data.draw(st.one_of(history(), hard_history()))  # with pending calls, late outputs
-    parts = batches(data.draw, items)
-    limits = data.draw(st.lists(st.integers(0, 12), max_size=3))
-    pops = data.draw(st.integers(0, 3))
-
-    async def go():
-        stored = []
-        for part in parts:
-            await session.add_items(part)
-            stored.extend(part)
-            await check_view(session, stored)
-        if hasattr(session, "flush"):
-            await session.flush()
-        full = await check_view(session, stored)
-        for limit in limits:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                cut = await session.get_items(limit=limit)
-            assert validate_items(cut) == [] and len(cut) <= limit
-            assert cut == full[len(full) - len(cut):] if cut else True
-        for _ in range(pops):
-            popped = await session.pop_item()
-            assert popped == (stored.pop() if stored else None)
-            await check_view(session, stored)
-
-    arun(go())
+    views_are_valid_explained_and_limits_cut_safely(SPECS[name], data)
 
 
 @pytest.mark.parametrize("name", sorted(SPECS))
@@ -164,3 +104,31 @@ def test_trimming_windows_take_the_shortcut_and_a_changed_window_does_not():
     assert build_view(session._log, window, 1).runs is None  # the limit cut it
     window.slots.append(0)  # changed behind add(): the runs no longer describe it
     assert window.plain_runs() is None
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+@SETTINGS
+@given(data=st.data())
+def test_a_spec_and_its_label_read_back_and_plot_in_the_strategys_family(name, data):
+    """Evaluation names results by the canonical spec, plots by the label: both must read
+    back (through the registry) as the same strategy and parameters, and the palette must
+    draw them in the family the spec declares, never in the fallback colour."""
+    spec = SPECS[name]
+    hints = spec.hints
+    kwargs = {}
+    for param, values in hints.ranges.items():
+        pick = st.sampled_from(values)
+        value = data.draw(st.one_of(st.none(), pick) if param in hints.optional else pick)
+        if value is not None:
+            kwargs[param] = value
+    try:
+        params = spec.make_params(kwargs)
+    except ValueError:
+        assume(False)
+    for text in (spec.canonical(kwargs), spec.title(kwargs)):
+        found = read_strategy(" ".join(text.lower().split()))
+        assert found is not None, text
+        assert found[0].name == name and spec.make_params(found[1]) == params, text
+        key = strategy_key(text)
+        assert key.family == spec.plot.family != "other", text
+        assert strategy_style(text) == strategy_style(spec.canonical(kwargs)), text

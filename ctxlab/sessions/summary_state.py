@@ -1,0 +1,77 @@
+"""A summarizing session's state: the summary applied to the view, its generation, and
+whether it still matches the log it was made from.
+
+The store keeps it beside the log (``{"strategy": "summarizing", "format": 1,
+"generation": G, "summary": {...}}``) so a new process resumes with the identical view; a
+summary whose prefix was rewritten (a pop into it, a rollback, another writer) is dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.rawlog import RawLog
+from ..policies.summarize import SummaryRecord
+from ..stores.base import StoredState
+
+logger = logging.getLogger("ctxlab.summarizing")
+
+#: Version of the state this strategy saves in a store.
+STATE_FORMAT = 1
+
+
+def state_data(summary: SummaryRecord | None, generation: int) -> dict[str, Any]:
+    """What the store keeps for ``summary`` at ``generation``."""
+    return {"strategy": "summarizing", "format": STATE_FORMAT, "generation": generation,
+            "summary": None if summary is None else summary.to_dict()}
+
+
+@dataclass
+class SummaryState:
+    """The summary in the view, the fold generation, and the (epoch, generation) at which
+    the summary was last checked against the log."""
+
+    summary: SummaryRecord | None = None
+    generation: int = 0
+    verified: tuple[int, int] | None = None
+
+    def data(self) -> dict[str, Any]:
+        return state_data(self.summary, self.generation)
+
+    def load(self, stored: StoredState, session_id: str) -> None:
+        """Take the summary a store holds (a malformed one is ignored, with a warning)."""
+        data = stored.data or {}
+        summary = None
+        try:
+            raw = data.get("summary")
+            summary = SummaryRecord.from_dict(raw) if raw else None
+            generation = int(data.get("generation", 0))
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            logger.warning("session %r: ignoring a malformed summary in the store (%s)",
+                           session_id, exc)
+            generation = 0
+        self.summary, self.generation, self.verified = summary, generation, None
+
+    def matches(self, log: RawLog, epoch: int, *, force: bool = False) -> bool:
+        """True when the summary (if any) was made from the log's current prefix; checked
+        once per (epoch, generation) unless ``force`` (the digest chain is memoized)."""
+        summary = self.summary
+        if summary is None:
+            return True
+        end = summary.items[1]
+        key = (epoch, summary.generation)
+        if end > len(log):
+            return False
+        if not force and self.verified == key:
+            return True
+        if summary.digest and log.digest(end) != summary.digest:
+            return False
+        self.verified = key
+        return True
+
+    def applied(self, record: SummaryRecord, epoch: int) -> None:
+        """``record`` was saved in the store at ``epoch``."""
+        self.summary, self.generation = record, record.generation
+        self.verified = (epoch, record.generation)
