@@ -363,6 +363,27 @@ def is_flat_json(value: Any) -> bool:
     return True
 
 
+def nesting_exceeds(value: Any, max_depth: int = MAX_DEPTH) -> bool:
+    """True when dicts and lists in ``value`` nest deeper than ``max_depth`` (checked without
+    recursion, so any depth is safe to ask about)."""
+    if is_flat_json(value):
+        return False
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, Mapping):
+            children: Any = node.values()
+        elif isinstance(node, (list, tuple)):
+            children = node
+        else:
+            continue
+        if depth >= max_depth:
+            return True
+        stack.extend((child, depth + 1) for child in children
+                     if isinstance(child, (Mapping, list, tuple)))
+    return False
+
+
 def json_problem(value: Any, *, max_depth: int = MAX_DEPTH) -> str | None:
     """Why ``value`` is not plain JSON that every store and the API accept, or None.
 

@@ -1,6 +1,8 @@
-"""Real OS processes on one session: concurrent appends while folds trigger, and kill -9 in
-the middle of a summarization. On an SQLite file and on a Redis server (each worker process
-writes to both at once, which halves the interpreter start-ups)."""
+"""Real OS processes on one session: concurrent appends while folds trigger, kill -9 in the
+middle of a summarization, and the first use of a new session id by several processes at
+once. On every store several processes can share (``store_backends.MULTIPROCESS``: SQLite
+files, Redis, RedisStore on a server and on a cluster, PostgreSQL, ...): each worker process
+writes to all of them at once, which saves interpreter start-ups."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from ctxlab import item_text, segment_turns, validate_items
 from ctxlab.core.digest import prefix_digest
 
 from conftest import arun
-from store_backends import Backend, conversation
+from store_backends import MULTIPROCESS, Backend, conversation, make_backend
 from store_worker import make_session, open_store
 
 pytestmark = pytest.mark.redis
@@ -29,12 +31,14 @@ WORKER = Path(__file__).resolve().parent.parent / "store_worker.py"
 
 @pytest.fixture
 def backends(request, tmp_path) -> list[Backend]:
-    """SQLite always; Redis too when a server is available (required under CI=true)."""
-    found = [Backend("sqlite", tmp_path)]
-    try:
-        found.append(Backend("redis", tmp_path, request.getfixturevalue("redis_url")))
-    except pytest.skip.Exception as skipped:
-        print(f"Redis part not run: {skipped}")
+    """Every store kind several processes can share whose server is available (all of
+    them under CI=true, where a missing server fails the test)."""
+    found = []
+    for kind in MULTIPROCESS:
+        try:
+            found.append(make_backend(kind, request, tmp_path / kind))
+        except pytest.skip.Exception as skipped:
+            print(f"{kind} part not run: {skipped}")
     return found
 
 
@@ -57,14 +61,13 @@ def wait_for(paths: list[Path], procs: list[subprocess.Popen[str]], timeout: flo
 
 
 async def reopen(backend: Backend, session_id: str, **spec: Any):
-    """A fresh session in this process (the 'restarted' process), plus its client."""
-    store, client = open_store(backend.spec(), session_id)
-    return make_session({"keep": 2, "limit": 4, **spec}, store), client
+    """A fresh session in this process (the 'restarted' process), plus its backend."""
+    store, other = open_store(backend.spec(), session_id)
+    return make_session({"keep": 2, "limit": 4, **spec}, store), other
 
 
-async def closing(client: Any) -> None:
-    if client is not None:
-        await client.aclose()
+async def closing(other: Backend) -> None:
+    await other.aclose()
 
 
 def test_processes_append_while_folds_trigger(backends, tmp_path):
