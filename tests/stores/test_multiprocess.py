@@ -164,3 +164,40 @@ def test_kill_9_in_the_middle_of_a_summarization(backends, tmp_path):
 
     for backend in backends:
         arun(check(backend))
+
+
+def test_processes_start_a_new_session_together(backends, tmp_path):
+    """Four processes take a session id nobody used (on PostgreSQL, in a schema whose tables
+    do not exist yet) at the same instant: first use is race-free (before: one process died
+    with UniqueViolationError on ctxlab_state_pkey in 2 of 3 runs) and no turn is lost."""
+    writers, turns = ["n0", "n1", "n2", "n3"], 3
+    spec = {"jobs": [{"store": b.spec(), "session_id": "brand-new"} for b in backends],
+            "turns": turns, "keep": 2, "limit": 4, "lease_ttl": 30,
+            "go_file": str(tmp_path / "go-new")}
+    procs = [spawn({**spec, "writer": w, "ready_file": str(tmp_path / f"ready-new-{w}")})
+             for w in writers]
+    try:
+        wait_for([tmp_path / f"ready-new-{w}" for w in writers], procs)
+        (tmp_path / "go-new").write_text("go")
+        for proc in procs:
+            _, err = proc.communicate(timeout=180)
+            assert proc.returncode == 0, err[-3000:]
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+
+    async def check(backend: Backend) -> None:
+        session, other = await reopen(backend, "brand-new")
+        try:
+            raw = await session.raw_items()
+            assert len(raw) == len(writers) * turns * 4, backend.kind
+            for w in writers:
+                assert [it for it in raw if f"{w} " in item_text(it)
+                        or f"-{w}-" in str(it.get("call_id", ""))] == conversation(turns, w)
+        finally:
+            await closing(other)
+            await backend.aclose()
+
+    for backend in backends:
+        arun(check(backend))
