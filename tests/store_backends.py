@@ -55,6 +55,9 @@ ADAPTER_OF = {"sqlite": "sqlite", "redis": "redis", "redis-store": "redis-store"
               "redis-cluster": "redis-store", "sqlalchemy": "sqlalchemy",
               "postgres": "sqlalchemy", "postgres-psycopg": "sqlalchemy",
               "encrypted": "encrypted", "dict": "dict"}
+#: Generous socket timeouts: on a loaded 2-core machine, several worker processes starting
+#: at once can take longer than redis-py's default 5 s to get a connection going.
+TIMEOUTS = {"socket_connect_timeout": 30, "socket_timeout": 30}
 #: A fixed Fernet key for the encrypted backend (any 32 url-safe base64 bytes).
 ENCRYPTION_KEY = "bXktdGVzdC1rZXktZm9yLWN0eGxhYi1zdG9yZS1zdWl0ZS0xMjM="
 
@@ -147,11 +150,11 @@ class Backend:
             if self.kind == "redis-cluster":
                 from redis.asyncio.cluster import RedisCluster
 
-                self._client = RedisCluster.from_url(self.url)
+                self._client = RedisCluster.from_url(self.url, **TIMEOUTS)
             else:
                 import redis.asyncio as aioredis
 
-                self._client = aioredis.from_url(self.url)
+                self._client = aioredis.from_url(self.url, **TIMEOUTS)
         return self._client
 
     @property

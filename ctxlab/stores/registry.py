@@ -251,13 +251,8 @@ def _is_encrypted(store: Any) -> bool:
 def _encrypted_log(store: Any, state: StateStore | None) -> LogStore:
     from .encrypted import EncryptedLog
 
-    side = state if state is not None else _encrypted_state(store, store.session_id)
-    if side is None:
-        logger.warning("ctxlab has no persistent side-state store for the store under "
-                       "EncryptedSession %r: summaries are kept in this process only",
-                       store.session_id)
-        side = MemoryStateStore(store.session_id)
-    return EncryptedLog(store, side)
+    # the underlying session's own log (one transaction per operation), encrypted on top
+    return EncryptedLog(store, open_store(store.underlying_session, state=state))
 
 
 def _encrypted_state(store: Any, session_id: str) -> StateStore | None:
