@@ -334,6 +334,7 @@ class LocalRedisCluster(LocalServer):
                   *(f"127.0.0.1:{n.port}" for n in self.nodes),
                   "--cluster-replicas", str(self.replicas), "--cluster-yes"])
         self.wait_ok(timeout)
+        self.wait_replicated(timeout)
         (self.folder / "server.json").write_text(json.dumps(
             {"kind": self.kind, "url": self.url, "ports": [n.port for n in self.nodes]}))
         return self
@@ -354,31 +355,74 @@ class LocalRedisCluster(LocalServer):
 
         _wait(ok, "the Redis Cluster", timeout)
 
+    def wait_replicated(self, timeout: float = 60.0) -> None:
+        """Until every live replica has its link to its master up (initial sync done)."""
+        def synced() -> bool:
+            for node in self.nodes:
+                if not (node.pid and _alive(node.pid)):
+                    continue
+                try:
+                    info = redis_command(node.port, "INFO", "replication")
+                except OSError:
+                    return False
+                if "role:slave" in info and "master_link_status:up" not in info:
+                    return False
+            return True
+
+        _wait(synced, "the Redis Cluster's replicas", timeout)
+
     def roles(self) -> dict[int, str]:
-        """port -> 'master' / 'slave' of every live node (from its own ``ROLE``)."""
+        """port -> 'master' / 'slave' of every live node (from its own ``INFO``)."""
         found = {}
         for node in self.nodes:
             try:
-                reply = redis_command(node.port, "ROLE")
+                reply = redis_command(node.port, "INFO", "replication")
             except OSError:
                 continue
-            found[node.port] = "master" if "master" in reply.split("\r\n")[2] else "slave"
+            for line in reply.splitlines():
+                if line.startswith("role:"):
+                    found[node.port] = line.split(":", 1)[1].strip()
         return found
 
-    def master_of_slot(self, slot: int) -> LocalRedis:
-        """The node currently serving ``slot`` (from ``CLUSTER SHARDS``-free parsing of
-        ``CLUSTER NODES``)."""
-        text = redis_command(self.nodes[0].port, "CLUSTER", "NODES")
+    def topology(self) -> list[dict[str, Any]]:
+        """Every node as a live node sees it (``CLUSTER NODES``): port, id, role ('master'
+        or 'slave'), its master's id, whether it is marked failed, and its slot ranges."""
+        live = [n for n in self.nodes if n.pid and _alive(n.pid)]
+        text = redis_command(live[0].port, "CLUSTER", "NODES")
+        found = []
         for line in text.splitlines()[1:]:
             parts = line.split()
-            if len(parts) < 9 or "master" not in parts[2] or "fail" in parts[2]:
+            if len(parts) < 8:
                 continue
-            port = int(parts[1].split("@")[0].rsplit(":", 1)[1])
+            flags = parts[2].split(",")
+            ranges = []
             for spec in parts[8:]:
                 low, _, high = spec.partition("-")
-                if low.isdigit() and int(low) <= slot <= int(high or low):
-                    return next(n for n in self.nodes if n.port == port)
+                if low.isdigit():
+                    ranges.append((int(low), int(high or low)))
+            found.append({"port": int(parts[1].split("@")[0].rsplit(":", 1)[1]),
+                          "id": parts[0], "role": "master" if "master" in flags else "slave",
+                          "master": None if parts[3] == "-" else parts[3],
+                          "failed": "fail" in flags or "fail?" in flags, "slots": ranges})
+        return found
+
+    def node(self, port: int) -> LocalRedis:
+        return next(n for n in self.nodes if n.port == port)
+
+    def master_of_slot(self, slot: int) -> LocalRedis:
+        """The node serving ``slot`` now."""
+        for info in self.topology():
+            if info["role"] == "master" and not info["failed"] and any(
+                    low <= slot <= high for low, high in info["slots"]):
+                return self.node(info["port"])
         raise ServerError(f"no master serves slot {slot}")
+
+    def replica_of(self, master: LocalRedis) -> LocalRedis:
+        """A replica of ``master``."""
+        nodes = self.topology()
+        master_id = next(i["id"] for i in nodes if i["port"] == master.port)
+        return self.node(next(i["port"] for i in nodes
+                              if i["role"] == "slave" and i["master"] == master_id))
 
     def stop(self) -> None:
         for node in self.nodes:

@@ -99,7 +99,10 @@ def translate_redis_error(exc: BaseException) -> StoreError | None:
         from redis import exceptions
     except ImportError:  # pragma: no cover - redis is installed whenever this runs
         return None
-    if isinstance(exc, (exceptions.ConnectionError, exceptions.TimeoutError, OSError)):
+    unreachable = (exceptions.ConnectionError, exceptions.TimeoutError, OSError,
+                   exceptions.ClusterError, exceptions.RedisClusterException,
+                   exceptions.TryAgainError, exceptions.AskError)
+    if isinstance(exc, unreachable):  # a server or a cluster slot is down, or moving
         return StoreUnavailableError(UNAVAILABLE_HINT)
     if isinstance(exc, exceptions.RedisError):
         return StoreError("Redis rejected the operation; nothing was changed by this call.")
@@ -322,27 +325,36 @@ class RedisStateStore(StateStore):
     async def _write_and_wait(self, script: Any, keys: list[str], args: list[Any]
                               ) -> tuple[Any, Any]:
         """The script and ``WAIT`` in one pipeline, so on one connection (on a cluster: a
-        plain client to the master of the session's slot, found again after a MOVED)."""
-        from redis.exceptions import MovedError
+        plain client to the master of the session's slot, found again after a failover)."""
+        from redis.exceptions import ConnectionError as RedisConnectionError
+        from redis.exceptions import MovedError, SlotNotCoveredError, TimeoutError
 
         wait_ms = max(1, int(self.wait_timeout * 1000))
         client = self.client
-        for attempt in range(5):
-            target = client
-            if is_cluster(client):
-                node = client.get_node_from_key(keys[0])
-                target = self.clients.node_client(node.host, node.port)
-            pipe = target.pipeline(transaction=False)
-            await script(keys=keys, args=args, client=pipe)
-            pipe.execute_command("WAIT", self.replicas, wait_ms)
+        cluster = is_cluster(client)
+        attempts = 5 if cluster else 1
+        for attempt in range(attempts):
             try:
+                target = client
+                if cluster:
+                    node = client.get_node_from_key(keys[0])
+                    target = self.clients.node_client(node.host, node.port)
+                pipe = target.pipeline(transaction=False)
+                await script(keys=keys, args=args, client=pipe)
+                pipe.execute_command("WAIT", self.replicas, wait_ms)
                 reply, acked = await pipe.execute()
                 return reply, acked
             except MovedError:  # the slot moved (a failover): nothing ran; ask the cluster
-                if not is_cluster(client) or attempt == 4:
+                retry = True
+            except (SlotNotCoveredError, RedisConnectionError, TimeoutError):
+                retry = False  # the master may be down (the script may or may not have run)
+                if attempt == attempts - 1 or not cluster:
                     raise
-                await client.exists(keys[0])  # follows the MOVED, refreshing the slot map
-                await asyncio.sleep(0.05 * (attempt + 1))
+            if attempt == attempts - 1 or not cluster:
+                raise
+            await client.aclose()  # as redis-py does itself: forget the old slot map ...
+            await client.initialize()  # ... and read the cluster's current one
+            await asyncio.sleep(0.05 * (attempt + 1) * (1 if retry else 4))
         raise AssertionError("unreachable")
 
     @staticmethod
@@ -575,7 +587,16 @@ class RedisLog(LogStore):
         return RedisLog(session)
 
     def describe(self) -> str:
-        pool = getattr(self.state.clients.original, "connection_pool", None)
+        client = self.state.clients.original
+        if client is None:  # a RedisStore made from a URL (host and port only: no password)
+            from urllib.parse import urlparse
+
+            url = urlparse(str(getattr(self.sdk_session, "url", "") or ""))
+            return f"redis at {url.hostname or '?'}:{url.port or '?'}"
+        if is_cluster(client):
+            nodes = getattr(client.nodes_manager, "startup_nodes", {}) or {}
+            return f"redis cluster at {next(iter(nodes), '?')}"
+        pool = getattr(client, "connection_pool", None)
         kwargs = getattr(pool, "connection_kwargs", {}) or {}
         where = f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}"
         return f"redis at {where}"

@@ -49,7 +49,12 @@ return finish({seen_items()})
 # ARGV 7: batch token, 8: session id, 9...: items
 APPEND = PRELUDE + """
 local seen = seen_items()
+local keep_token = DEDUP_MS
+if ttl > 0 and ttl < keep_token then keep_token = ttl end
 if redis.call('GET', KEYS[6]) == ARGV[7] then
+  -- a repeated call whose first attempt landed: store nothing, but write the token again,
+  -- so a WAIT that follows on this connection covers the first attempt too
+  redis.call('SET', KEYS[6], ARGV[7], 'PX', keep_token)
   return finish({seen, 1})
 end
 redis.call('HSET', KEYS[1], 'session_id', ARGV[8])
@@ -59,8 +64,6 @@ for i = 9, #ARGV, 1000 do
 end
 redis.call('HSET', KEYS[1], 'updated_at', ARGV[6])
 redis.call('HSET', KEYS[4], 'touched_at', ARGV[6])
-local keep_token = DEDUP_MS
-if ttl > 0 and ttl < keep_token then keep_token = ttl end
 redis.call('SET', KEYS[6], ARGV[7], 'PX', keep_token)
 refresh()
 return finish({seen, 0})
