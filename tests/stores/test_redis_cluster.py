@@ -12,7 +12,6 @@ import uuid
 import pytest
 from agents import Agent, Runner, set_tracing_disabled
 from agents.testing import ScriptedModel, assistant_message
-from store_failover import failover_run
 
 from ctxlab import SummarizingSession, TrimmingSession, validate_items
 from ctxlab.stores import RedisStore
@@ -22,6 +21,7 @@ from ctxlab.stores.redis import RedisKeys, hash_tag
 from conftest import arun, server_unavailable, user
 from fakes import RecordingSummarizer
 from store_backends import TIMEOUTS, conversation, feed
+from store_failover import failover_run
 
 pytestmark = pytest.mark.redis
 set_tracing_disabled(True)

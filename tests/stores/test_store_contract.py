@@ -12,13 +12,13 @@ backend here, so an adapter added later cannot skip the contract.
 from __future__ import annotations
 
 import pytest
-from store_contract import BROKEN_BY, CHECKS
-from store_mutants import MUTATIONS, register, unregister
 
 from ctxlab.stores import store_adapters
 
 from conftest import arun
 from store_backends import ADAPTER_OF, CONTRACT_KINDS, Backend, make_backend
+from store_contract import BROKEN_BY, CHECKS
+from store_mutants import MUTATIONS, register, unregister
 
 pytestmark = pytest.mark.redis
 
