@@ -384,6 +384,23 @@ def nesting_exceeds(value: Any, max_depth: int = MAX_DEPTH) -> bool:
     return False
 
 
+def loads_json(text: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
+    """``json.loads`` for text other programs wrote (tool outputs, stored rows).
+
+    JSON nested deeper than ``max_depth`` raises ``ValueError``, like malformed JSON, instead
+    of the ``RecursionError`` that ``json.loads`` (a few thousand levels) or a later walk
+    over the value would raise: every caller that treats text that is not JSON as plain
+    text then does so for it too, and a hostile tool output cannot stop a fold, a redactor
+    or a compactor."""
+    try:
+        value = json.loads(text)
+    except RecursionError as exc:
+        raise ValueError(f"JSON nests deeper than {max_depth} levels") from exc
+    if nesting_exceeds(value, max_depth):
+        raise ValueError(f"JSON nests deeper than {max_depth} levels")
+    return value
+
+
 def json_problem(value: Any, *, max_depth: int = MAX_DEPTH) -> str | None:
     """Why ``value`` is not plain JSON that every store and the API accept, or None.
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..core.chat_rules import message_form_problem
 from ..core.items import clone, is_flat_json, json_problem, shape_problem
 
 
@@ -24,6 +25,8 @@ def check_batch(items: Any) -> list[dict[str, Any]]:
     copies: list[dict[str, Any]] = []
     for index, item in enumerate(items):
         problem = shape_problem(item)
+        if problem is None:  # a message neither SDK model class would send: refused here
+            problem = message_form_problem(item)  # (e.g. a typed assistant one without id)
         if problem is None:
             if is_flat_json(item):  # the common case: plain JSON, copied whole
                 copies.append(dict(item))

@@ -50,6 +50,12 @@ BAD: dict[str, tuple[Any, str]] = {
                      "unknown type 'input_video'"),
     "nan": ({"role": "user", "content": "hi", "score": math.nan}, "score is nan"),
     "inf": ({"role": "user", "content": "hi", "score": math.inf}, "score is inf"),
+    # what OpenAIChatCompletionsModel's converter rejects ("Unhandled item type or structure")
+    "typed assistant without id": ({"type": "message", "role": "assistant",
+                                    "status": "completed", "content": [
+                                        {"type": "output_text", "text": "hi",
+                                         "annotations": []}]},
+                                   "typed assistant message without an 'id'"),
 }
 
 
