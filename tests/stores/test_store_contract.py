@@ -11,6 +11,8 @@ backend here, so an adapter added later cannot skip the contract.
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from ctxlab.stores import store_adapters
@@ -74,3 +76,35 @@ def test_every_registered_adapter_runs_the_contract(dict_adapter):
     assert not missing, (
         f"store adapters {missing} are registered but the store contract has no backend "
         "for them: add one to tests/store_backends.py (DEVELOPERS.md, 'Adding a store')")
+
+
+@pytest.mark.parametrize("kind", [k for k in CONTRACT_KINDS
+                                  if k.startswith(("redis", "postgres"))])
+def test_lease_expiry_follows_the_servers_clock_not_the_hosts(kind, request, tmp_path,
+                                                              monkeypatch):
+    """Hosts sharing a server disagree about the time. A host whose clock runs an hour
+    ahead must not take a lease another host holds for 30 s (before, PostgreSQL leases
+    compared the caller's time.time() with the stored expiry, so it did)."""
+    import time as clock
+
+    backend = make_backend(kind, request, tmp_path)
+
+    async def go() -> None:
+        try:
+            holder = backend.open(f"clock-{kind}").state
+            other = backend.open(holder.session_id).state
+            assert await holder.acquire_lease("host-a", 30)
+            real = clock.time
+            monkeypatch.setattr(clock, "time", lambda: real() + 3600)
+            assert not await other.acquire_lease("host-b", 30), \
+                "a host with a fast clock took a lease that had not expired"
+            assert await other.lease_holder() == "host-a"
+            monkeypatch.setattr(clock, "time", lambda: real() - 3600)
+            assert await holder.acquire_lease("host-a", 0.3)  # renewed by a slow clock
+            await asyncio.sleep(0.5)
+            assert await other.acquire_lease("host-b", 30), \
+                "a host with a slow clock kept a lease past its expiry"
+        finally:
+            await backend.aclose()
+
+    arun(go())
