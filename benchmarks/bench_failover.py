@@ -16,7 +16,8 @@ case, every write of that half second acknowledged by the master alone). Printed
 and crash: turns acknowledged, acknowledged turns lost, items stored twice, the longest gap
 between two acknowledged turns of the victim session (the outage), and the latency of an
 ``add_items`` (p50/p99) outside the outage: the price of ``WAIT``. Machine-readable with
-``--json``. Needs redis-server (apt-get install redis-server).
+``--json`` (``CTXLAB_BENCH_MACHINE`` describes the machine in it). Needs redis-server
+(apt-get install redis-server).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -138,7 +140,8 @@ def main() -> None:
         args.json.write_text(json.dumps({
             "benchmark": "benchmarks/bench_failover.py", "measured_at": time.strftime(
                 "%Y-%m-%d %H:%M", time.gmtime(began)) + " UTC",
-            "settings": vars(args) | {"json": str(args.json)}, "rows": rows,
+            "machine": os.environ.get("CTXLAB_BENCH_MACHINE", "unspecified"),
+            "settings": {k: v for k, v in vars(args).items() if k != "json"}, "rows": rows,
             "wait_cost": price}, indent=1))
 
 
