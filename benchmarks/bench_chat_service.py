@@ -26,6 +26,7 @@ import asyncio
 import json
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -110,11 +111,16 @@ def run_config(name: str, store: str, layer: str, env: dict[str, str],
                 "concurrency": args.concurrency})],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for users in slices]
         results = []
-        for client in clients:
-            out, err = client.communicate(timeout=7200)
-            if client.returncode != 0:
-                raise RuntimeError(f"a client failed: {err[-2000:]}")
-            results.append(json.loads(out.strip().splitlines()[-1]))
+        try:
+            for client in clients:
+                out, err = client.communicate(timeout=7200)
+                if client.returncode != 0:
+                    raise RuntimeError(f"a client failed: {err[-2000:]}")
+                results.append(json.loads(out.strip().splitlines()[-1]))
+        finally:
+            for client in clients:
+                if client.poll() is None:
+                    client.kill()
         wall = time.perf_counter() - began
     finally:
         stop_service(proc)
@@ -193,8 +199,9 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=20)
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--clients", type=int, default=4, help="client processes")
-    parser.add_argument("--concurrency", type=int, default=64,
-                        help="requests in flight per client process")
+    parser.add_argument("--concurrency", type=int, default=4,
+                        help="requests in flight per client process (above the service's "
+                             "capacity, times measure queueing, not the session)")
     parser.add_argument("--configs", default=",".join(c[0] for c in CONFIGS))
     parser.add_argument("--json", type=Path)
     parser.add_argument("--client", help=argparse.SUPPRESS)
@@ -202,6 +209,7 @@ def main() -> None:
     if args.client:
         print(json.dumps(asyncio.run(client_main(json.loads(args.client)))))
         return
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # clean up on kill, too
     chosen = [c for c in CONFIGS if c[0] in args.configs.split(",")]
     env, started = servers({c[1] for c in chosen})
     rows = []

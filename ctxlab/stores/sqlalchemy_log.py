@@ -30,6 +30,7 @@ from .base import (
     StoredState,
     StoreError,
     StoreUnavailableError,
+    decode_data,
     decode_entry,
 )
 from .sql_dialects import LoopEngines, db_timestamp, supports_upsert, upsert
@@ -135,6 +136,37 @@ class SQLAlchemyLog(LogStore):
                 self._rows(after, below))]
         return 0, [(int(r[0]), r[1]) for r in await conn.execute(self._rows(0, below))]
 
+    async def _catch_up_and_state(self, conn: Any, known: list[int], seen: int | None
+                                  ) -> tuple[int, list[Row], StoredState]:
+        """:meth:`_catch_up` and the state in one statement (one round trip) in the common
+        case: the newest known row still exists."""
+        from sqlalchemy import Integer, case, literal, null, select, union_all
+
+        st, m = self.state._state.c, self._messages.c
+        after = known[-1] if known else 0
+        state_part = select(literal(0, Integer).label("part"), st.version.label("id"),
+                            st.epoch.label("n"),
+                            case((st.version != (-1 if seen is None else seen), st.data),
+                                 else_=null()).label("body")
+                            ).where(st.session_id == self.session_id)
+        rows_part = select(literal(1, Integer), m.id, literal(0, Integer), m.message_data
+                           ).where(m.session_id == self.session_id, m.id >= after)
+        found = (await conn.execute(union_all(state_part, rows_part).order_by("part", "id"))
+                 ).all()
+        state = StoredState()
+        rows: list[Row] = []
+        for part, row_id, epoch, body in found:
+            if part == 0:
+                state = StoredState(int(row_id), int(epoch), decode_data(body))
+            else:
+                rows.append((int(row_id), body))
+        if not known:
+            return 0, rows, state
+        if rows and rows[0][0] == known[-1]:
+            return len(known), rows[1:], state
+        keep, rows = await self._catch_up(conn, known)  # a row we knew is gone: compare ids
+        return keep, rows, state
+
     def _decode(self, rows: list[Row]) -> tuple[list[int], list[dict[str, Any]]]:
         return [r[0] for r in rows], [decode_entry(r[1]) for r in rows]
 
@@ -155,8 +187,7 @@ class SQLAlchemyLog(LogStore):
             if self.dialect in ("postgresql", "mysql", "mariadb"):  # one snapshot for both
                 conn = await conn.execution_options(isolation_level="REPEATABLE READ")
             async with conn.begin():
-                keep, rows = await self._catch_up(conn, known)
-                state = await self.state.read(conn, seen)
+                keep, rows, state = await self._catch_up_and_state(conn, known, seen)
         ids, items = self._decode(rows)
         self._advance(keep, ids)
         return Delta(keep, items, self._state_delta(state))
@@ -173,8 +204,7 @@ class SQLAlchemyLog(LogStore):
             await conn.execute(insert(self._messages).values([
                 {"session_id": self.session_id, "message_data": data, "created_at": stamp}
                 for data in payloads]))
-            keep, rows = await self._catch_up(conn, known)
-            state = await self.state.read(conn, seen)
+            keep, rows, state = await self._catch_up_and_state(conn, known, seen)
         mine, others = rows[len(rows) - len(payloads):], rows[: len(rows) - len(payloads)]
         ids, decoded = self._decode(others)
         self._advance(keep, [*ids, *(r[0] for r in mine)])
@@ -268,6 +298,3 @@ class SQLAlchemyLog(LogStore):
 
     def _translate(self, exc: BaseException) -> StoreError | None:
         return translate_sql_error(exc)
-
-
-__all__ = ["SQLAlchemyLog", "StoredState", "sdk_tables"]

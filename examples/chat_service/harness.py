@@ -56,6 +56,7 @@ def start_service(store: str, layer: str, workers: int, env: dict[str, str]
 
 
 def stop_service(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM (uvicorn stops its workers), then SIGKILL if it does not exit in 30 s."""
     proc.terminate()
     try:
         proc.wait(30)

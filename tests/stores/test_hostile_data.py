@@ -50,12 +50,14 @@ BAD: dict[str, tuple[Any, str]] = {
                      "unknown type 'input_video'"),
     "nan": ({"role": "user", "content": "hi", "score": math.nan}, "score is nan"),
     "inf": ({"role": "user", "content": "hi", "score": math.inf}, "score is inf"),
-    # what OpenAIChatCompletionsModel's converter rejects ("Unhandled item type or structure")
-    "typed assistant without id": ({"type": "message", "role": "assistant",
-                                    "status": "completed", "content": [
-                                        {"type": "output_text", "text": "hi",
-                                         "annotations": []}]},
-                                   "typed assistant message without an 'id'"),
+    # what OpenAIChatCompletionsModel's converter rejects and no plain form can replace
+    "untyped assistant with status": ({"role": "assistant", "content": "hi",
+                                       "status": "completed"},
+                                      "untyped assistant message with key(s) 'status'"),
+    "typed assistant without id, with metadata": (
+        {"type": "message", "role": "assistant", "status": "completed", "meta": {"a": 1},
+         "content": [{"type": "output_text", "text": "hi", "annotations": []}]},
+        "typed assistant message without an 'id'"),
 }
 
 
@@ -110,5 +112,33 @@ def test_junk_written_behind_ctxlabs_back_is_skipped_and_reported(kind, tmp_path
         assert len(junk) == 1 + len(raw_junk)
         assert all(e.state == "dropped" and e.reason.startswith("not a valid item") for e in junk)
         await backend.aclose()
+
+    arun(go())
+
+
+TYPED_NO_ID = {"type": "message", "role": "assistant", "status": "completed",
+               "content": [{"type": "output_text", "text": "Restart the router.",
+                            "annotations": []},
+                           {"type": "output_text", "text": "Then call back.",
+                            "annotations": []}]}
+
+
+def test_a_typed_assistant_message_without_an_id_is_stored_in_its_plain_form(backend):
+    """OpenAIChatCompletionsModel's converter rejects it ("Unhandled item type or
+    structure"), so it is stored as {"role": "assistant", "content": text}, which both SDK
+    model classes accept (before: stored and served as it was)."""
+    from agents.models.chatcmpl_converter import Converter
+
+    async def go():
+        store = backend.sdk("typed") if backend else None
+        session = TrimmingSession("typed", store=store)
+        await session.add_items([user("q1"), TYPED_NO_ID])
+        plain = {"role": "assistant", "content": "Restart the router.\nThen call back."}
+        assert await session.raw_items() == [user("q1"), plain]
+        view = await session.get_items()
+        assert validate_items(view) == []
+        Converter.items_to_messages(view)  # accepted by the Chat Completions converter
+        if backend:
+            await backend.aclose()
 
     arun(go())
