@@ -133,3 +133,75 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory):
         yield server.url
     finally:
         server.stop()
+
+
+# ------------------------------------------------- PostgreSQL and Redis Cluster servers
+
+
+def server_unavailable(what: str, message: str) -> None:
+    """Skip, or fail under CI=true: CI must run every test on every real server."""
+    from redis_helpers import in_ci
+
+    if in_ci():
+        pytest.fail(f"{message} (CI=true: {what} tests may not be skipped)")
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def postgres_url():
+    """URL of a reachable PostgreSQL server: CTXLAB_POSTGRES_URL (``.ci/run`` exports it),
+    else one we start (``initdb`` in a temp dir, a free port) and stop."""
+    from ctxlab.stores.local_servers import LocalPostgres, ServerError
+
+    url = os.environ.get("CTXLAB_POSTGRES_URL")
+    if url:
+        from redis_helpers import answers
+
+        if not answers(url):
+            server_unavailable("PostgreSQL", f"CTXLAB_POSTGRES_URL={url} does not answer")
+        yield url
+        return
+    try:
+        server = LocalPostgres().start()
+    except (ServerError, OSError) as exc:
+        server_unavailable("PostgreSQL", f"no PostgreSQL server for the tests ({exc}): set "
+                           "CTXLAB_POSTGRES_URL or install postgresql (apt-get install -y "
+                           "postgresql)")
+        return
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_url():
+    """URL of one node of a reachable Redis Cluster: CTXLAB_REDIS_CLUSTER_URL (``.ci/run``
+    exports it), else a 3-master, 3-replica cluster we start on loopback and stop."""
+    from ctxlab.stores.local_servers import LocalRedisCluster, ServerError
+
+    url = os.environ.get("CTXLAB_REDIS_CLUSTER_URL")
+    if url:
+        from redis_helpers import ping
+
+        if not ping(url):
+            server_unavailable("Redis Cluster",
+                               f"CTXLAB_REDIS_CLUSTER_URL={url} does not answer PING")
+        yield url
+        return
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="ctxlab-cluster-")
+    try:
+        cluster = LocalRedisCluster(folder).start()
+    except (ServerError, OSError) as exc:
+        server_unavailable("Redis Cluster", f"no Redis Cluster for the tests ({exc}): set "
+                           "CTXLAB_REDIS_CLUSTER_URL or install redis-server")
+        return
+    try:
+        yield cluster.url
+    finally:
+        cluster.stop()
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)

@@ -33,6 +33,17 @@ def ping(url: str, timeout: float = 0.5) -> bool:
         return False
 
 
+def answers(url: str, timeout: float = 0.5) -> bool:
+    """True when something accepts TCP connections at ``url``'s host and port."""
+    parsed = urlparse(url)
+    try:
+        with socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or 5432),
+                                      timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
 class RedisServer:
     """One redis-server process we own (append-only file on, so a restart keeps the data)."""
 

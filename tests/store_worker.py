@@ -2,8 +2,8 @@
 
     python tests/store_worker.py '<json spec>'
 
-The spec lists jobs (a store: an SQLite file or a Redis server and key prefix, and a session
-id), this writer's tag, how many Runner-shaped turns to append and how to summarize. The
+The spec lists jobs (a store, as ``store_backends.Backend.spec()`` describes it, and a
+session id), this writer's tag, how many Runner-shaped turns to append and how to summarize. The
 worker waits for ``go_file`` (so that all workers start together), writes to every job's
 session concurrently, and prints one JSON line: per job, the folds it applied (generation,
 covered items and turns) and how many it discarded. In ``hang`` mode the summarizer writes
@@ -25,7 +25,7 @@ from ctxlab import SummarizingSession
 from ctxlab.sessions.summarizing import SummaryRecord
 
 from fakes import RecordingSummarizer
-from store_backends import turn
+from store_backends import Backend, turn
 
 
 class RecordingSession(SummarizingSession):
@@ -59,16 +59,10 @@ class HangingSummarizer:
         return "never"
 
 
-def open_store(spec: dict[str, Any], session_id: str) -> tuple[Any, Any]:
-    if spec["kind"] == "sqlite":
-        from agents import SQLiteSession
-
-        return SQLiteSession(session_id, spec["path"]), None
-    import redis.asyncio as aioredis
-    from agents.extensions.memory import RedisSession
-
-    client = aioredis.from_url(spec["url"])
-    return RedisSession(session_id, redis_client=client, key_prefix=spec["prefix"]), client
+def open_store(spec: dict[str, Any], session_id: str) -> tuple[Any, Backend]:
+    """The SDK session of ``spec``'s store, and the backend to close afterwards."""
+    backend = Backend.from_spec(spec)
+    return backend.sdk(session_id), backend
 
 
 def make_session(spec: dict[str, Any], store: Any, marker: str | None = None
@@ -83,7 +77,7 @@ def make_session(spec: dict[str, Any], store: Any, marker: str | None = None
 
 
 async def write(spec: dict[str, Any], job: dict[str, Any]) -> dict[str, Any]:
-    store, client = open_store(job["store"], job["session_id"])
+    store, backend = open_store(job["store"], job["session_id"])
     try:
         session = make_session(spec, store, job.get("marker"))
         for t in range(spec["turns"]):
@@ -91,8 +85,7 @@ async def write(spec: dict[str, Any], job: dict[str, Any]) -> dict[str, Any]:
                 await session.add_items(batch)
         return {"applied": session.applied, "discarded": session.summaries_discarded}
     finally:
-        if client is not None:
-            await client.aclose()
+        await backend.aclose()
 
 
 async def main(spec: dict[str, Any]) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..core.identifiers import STRICT_KINDS, find_identifiers
-from ..core.items import item_text, item_type
+from ..core.items import item_text, item_type, loads_json
 from ..core.tokens import DEFAULT_ENCODING, ITEM_OVERHEAD_TOKENS, TokenCounter, get_token_counter
 from ..core.turns import turn_starts
 
@@ -156,7 +156,7 @@ def compact_tool_output(
         "preview of key fields and identifiers, the full output is stored]"
     )
     try:
-        data = json.loads(output)
+        data = loads_json(output)
         is_json = isinstance(data, (dict, list))
     except ValueError:
         data, is_json = None, False

@@ -97,6 +97,30 @@ def message_form_problem(item: Mapping[str, Any]) -> str | None:
     return None
 
 
+def plain_assistant(item: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The plain form ``{"role": "assistant", "content": text}`` of an assistant message
+    that both SDK model classes would reject only for lacking an ``id`` (a typed message, or
+    output_text / refusal parts, without one); None for every other message, including
+    those that are fine as they are."""
+    if item_type(item) != "message" or item.get("role") != "assistant" or "id" in item:
+        return None
+    content = item.get("content")
+    if message_form_problem(item) is None or not isinstance(content, list):
+        return None
+    texts = []
+    for part in content:
+        if not isinstance(part, Mapping) or part.get("type") not in OUTPUT_PART_TYPES:
+            return None
+        text = part.get("text") if part.get("type") == "output_text" else part.get("refusal")
+        if not isinstance(text, str):
+            return None
+        texts.append(text)
+    extra = set(item) - EASY_MESSAGE_KEYS - {"status"}
+    if extra:  # other keys (metadata, ...) would be lost: leave the decision to the caller
+        return None
+    return {"role": "assistant", "content": "\n".join(texts)}
+
+
 def chat_unsupported(item: Mapping[str, Any]) -> str | None:
     """Why the Chat Completions converter cannot send this item type at all, or None."""
     kind = item_type(item)

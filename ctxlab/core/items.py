@@ -365,6 +365,44 @@ def is_flat_json(value: Any) -> bool:
     return True
 
 
+def nesting_exceeds(value: Any, max_depth: int = MAX_DEPTH) -> bool:
+    """True when dicts and lists in ``value`` nest deeper than ``max_depth`` (checked without
+    recursion, so any depth is safe to ask about)."""
+    if is_flat_json(value):
+        return False
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, Mapping):
+            children: Any = node.values()
+        elif isinstance(node, (list, tuple)):
+            children = node
+        else:
+            continue
+        if depth >= max_depth:
+            return True
+        stack.extend((child, depth + 1) for child in children
+                     if isinstance(child, (Mapping, list, tuple)))
+    return False
+
+
+def loads_json(text: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
+    """``json.loads`` for text other programs wrote (tool outputs, stored rows).
+
+    JSON nested deeper than ``max_depth`` raises ``ValueError``, like malformed JSON, instead
+    of the ``RecursionError`` that ``json.loads`` (a few thousand levels) or a later walk
+    over the value would raise: every caller that treats text that is not JSON as plain
+    text then does so for it too, and a hostile tool output cannot stop a fold, a redactor
+    or a compactor."""
+    try:
+        value = json.loads(text)
+    except RecursionError as exc:
+        raise ValueError(f"JSON nests deeper than {max_depth} levels") from exc
+    if nesting_exceeds(value, max_depth):
+        raise ValueError(f"JSON nests deeper than {max_depth} levels")
+    return value
+
+
 def json_problem(value: Any, *, max_depth: int = MAX_DEPTH) -> str | None:
     """Why ``value`` is not plain JSON that every store and the API accept, or None.
 

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from .items import item_kind, item_type, pair_key
+from .items import item_kind, item_type, loads_json, pair_key
 
 logger = logging.getLogger("ctxlab.core.redaction")
 
@@ -175,7 +175,7 @@ class Redactor:
         if not isinstance(output, str):
             return output
         try:
-            data = json.loads(output)
+            data = loads_json(output)
         except ValueError:
             return self.redact_text(output)
         if not isinstance(data, (dict, list)):

@@ -16,8 +16,8 @@ from typing import Any
 #: The longest id accepted as a storage key.
 MAX_SESSION_ID_LENGTH = 128
 
-_ALLOWED = re.compile(r"[A-Za-z0-9_.\-]")
-_ALLOWED_TEXT = "letters A-Z/a-z, digits, '_', '.' and '-'"
+_ALLOWED = re.compile(r"[A-Za-z0-9_.\-{}]")
+_ALLOWED_TEXT = "letters A-Z/a-z, digits, '_', '.', '-', '{' and '}'"
 
 
 class InvalidSessionIdError(ValueError):
@@ -33,8 +33,11 @@ def check_session_id(value: Any, *, what: str = "session_id") -> str:
     """Return ``value`` if it is safe as a storage key and file name, else raise.
 
     Safe means: a string of 1 to :data:`MAX_SESSION_ID_LENGTH` characters drawn from
-    letters, digits, ``_``, ``.`` and ``-``, not starting with ``.`` or ``-`` (hidden files,
-    command-line options). Raises :class:`InvalidSessionIdError` naming the problem.
+    letters, digits, ``_``, ``.``, ``-``, ``{`` and ``}``, not starting with ``.`` or ``-``
+    (hidden files, command-line options). Braces are safe in file names, and in Redis keys
+    :class:`ctxlab.stores.RedisStore` encodes them inside its hash tag (a brace in the SDK's
+    own Redis keys only picks which cluster slot a key lands on; the SDK's RedisSession does
+    not run on a cluster anyway). Raises :class:`InvalidSessionIdError` naming the problem.
     """
     if not isinstance(value, str):
         raise InvalidSessionIdError(f"{what} must be a string, got {type(value).__name__}")

@@ -45,7 +45,7 @@ from typing import Any, Literal
 
 from . import cues
 from .facts import ALL_FACT_KINDS, Found, facts_in_text, kinds_for
-from .items import is_call, is_output, item_kind, item_text, pair_key
+from .items import is_call, is_output, item_kind, item_text, loads_json, pair_key
 from .language import Language, LanguageCount
 from .statements import (
     Statement,
@@ -700,6 +700,6 @@ def _json(text: str) -> Any:
     if start < 0:
         return None
     try:
-        return json.loads(text[start:] if start == 0 else text[start:].rstrip(")"))
+        return loads_json(text[start:] if start == 0 else text[start:].rstrip(")"))
     except ValueError:
         return None

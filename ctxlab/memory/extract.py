@@ -36,7 +36,6 @@ the same job with a model when one is configured.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -44,7 +43,7 @@ from typing import Any
 from ..context.compaction import KEY_FIELD, tool_names
 from ..core.facts import ALL_FACT_KINDS, FACT_KINDS, find_facts, latest_fact
 from ..core.identifiers import find_identifiers
-from ..core.items import is_call, is_output, item_kind, item_text, item_type
+from ..core.items import is_call, is_output, item_kind, item_text, item_type, loads_json
 from ..core.language import ZH_SHARE, Language, decide, has_cjk, letter_counts
 from ..core.statements import find_commitments, find_constraints, find_done, sentences
 from ..core.tracker import device_noun, is_update
@@ -139,7 +138,7 @@ _MAX_MILESTONE = 110
 
 def _json(text: str) -> Any:
     try:
-        return json.loads(text)
+        return loads_json(text)
     except ValueError:
         return None
 

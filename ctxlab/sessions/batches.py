@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..core.chat_rules import message_form_problem, plain_assistant
 from ..core.items import clone, is_flat_json, json_problem, shape_problem
 
 
@@ -12,7 +13,10 @@ def check_batch(items: Any) -> list[dict[str, Any]]:
     """Validate a batch for ``add_items`` and return deep copies; raise on the first bad item.
 
     The error names the index and the problem, and because nothing is stored before the
-    whole batch passed, a failed call leaves the session exactly as it was.
+    whole batch passed, a failed call leaves the session exactly as it was. An assistant
+    message that only lacks an ``id`` (typed, with output_text parts: the Chat Completions
+    converter rejects it) is stored in its plain form ``{"role": "assistant", "content":
+    text}``; any other message form the SDK's model classes reject is refused.
     """
     if type(items) is not list and (isinstance(items, (str, bytes))
                                     or not isinstance(items, Sequence)):
@@ -24,6 +28,12 @@ def check_batch(items: Any) -> list[dict[str, Any]]:
     copies: list[dict[str, Any]] = []
     for index, item in enumerate(items):
         problem = shape_problem(item)
+        if problem is None and message_form_problem(item) is not None:
+            plain = plain_assistant(item)  # a typed assistant message without an id: its
+            if plain is not None:  # plain form, which both SDK model classes accept
+                copies.append(plain)
+                continue
+            problem = message_form_problem(item)  # any other form they reject: refused
         if problem is None:
             if is_flat_json(item):  # the common case: plain JSON, copied whole
                 copies.append(dict(item))

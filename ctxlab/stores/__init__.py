@@ -1,4 +1,5 @@
-"""Where a session's raw log and side state live: in memory, in SQLite, in Redis, or in any
+"""Where a session's raw log and side state live: in memory, in SQLite, in Redis (a server or
+a cluster: :class:`RedisStore`), in PostgreSQL or any SQL database, or in any
 Agents SDK session (see :mod:`ctxlab.stores.base` for the design, and
 :mod:`ctxlab.stores.registry` for how a ``store=`` argument finds its adapter)."""
 
@@ -13,13 +14,15 @@ from .base import (
     StoreUnavailableError,
 )
 from .memory import MemoryLog, MemoryStateStore
-from .redis import RedisLog, RedisStateStore
+from .redis import RedisLog, RedisStateStore, StoreNotDurableError
+from .redis_store import RedisStore
 from .registry import (
     StoreAdapter,
     open_store,
     register_store,
     state_store_for,
     store_adapters,
+    unregister_store,
 )
 from .sdk import SessionLog
 from .sqlite import SQLiteLog, SQLiteStateStore, cleanup_idle
@@ -32,6 +35,7 @@ __all__ = [
     "MemoryStateStore",
     "RedisLog",
     "RedisStateStore",
+    "RedisStore",
     "SQLiteLog",
     "SQLiteStateStore",
     "SessionLog",
@@ -39,6 +43,7 @@ __all__ = [
     "StoreAdapter",
     "StoreConflictError",
     "StoreError",
+    "StoreNotDurableError",
     "StoreUnavailableError",
     "StoredState",
     "cleanup_idle",
@@ -46,5 +51,6 @@ __all__ = [
     "register_store",
     "state_store_for",
     "store_adapters",
+    "unregister_store",
 ]
 

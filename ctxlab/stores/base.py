@@ -30,6 +30,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
+from ..core.items import MAX_DEPTH, invalid_entry, nesting_exceeds
+
 
 class StoreError(RuntimeError):
     """A store operation failed (the message names the store, session and operation)."""
@@ -94,6 +96,26 @@ class Checkpoint:
         return cls(name=data["name"], length=int(data["length"]), digest=data["digest"],
                    created_at=float(data["created_at"]), note=data.get("note", ""),
                    state=data.get("state"))
+
+
+def decode_entry(raw: str | bytes) -> dict[str, Any]:
+    """A stored entry (JSON text written by ctxlab, the SDK or any other program) as an
+    item, or a placeholder (:func:`ctxlab.core.items.invalid_entry`) that the view skips and
+    the ledger reports: text that is not JSON, JSON that is not an object, or nesting deeper
+    than items may (a few thousand levels make ``json.loads`` raise ``RecursionError``;
+    fewer would make every later walk over the item risk it)."""
+    try:
+        item = json.loads(raw)
+    except RecursionError:
+        return invalid_entry(raw, f"stored entry nests deeper than {MAX_DEPTH} levels")
+    except (TypeError, ValueError):
+        return invalid_entry(raw, "stored entry is not JSON")
+    if not isinstance(item, dict):
+        return invalid_entry(raw, f"stored entry is a JSON {type(item).__name__}, not an "
+                                  "object")
+    if nesting_exceeds(item, MAX_DEPTH):
+        return invalid_entry(raw, f"stored entry nests deeper than {MAX_DEPTH} levels")
+    return item
 
 
 def encode_data(data: Mapping[str, Any] | None) -> str | None:

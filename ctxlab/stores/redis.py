@@ -1,28 +1,46 @@
-"""The raw log in Redis (the SDK's ``RedisSession`` keys) and the side state in side keys.
+"""The raw log in Redis and the side state in side keys, on a server or a Redis Cluster.
 
-Keys of session ``S`` with the session's key prefix ``P`` (``agents:session`` by default):
+Two key layouts, one set of Lua scripts:
+
+* **the SDK's** (an Agents SDK ``RedisSession``, standalone servers only): the keys below
+  with ``B = P:S``;
+* **ctxlab's hash-tagged one** (:class:`ctxlab.stores.RedisStore`, servers and clusters):
+  ``B = P:{S}``, so every key of one session hashes to the same cluster slot (the part in
+  braces is the hash tag). Each Lua script touches one session's keys only, so it stays
+  atomic on a cluster, and sessions spread over the cluster's masters. Braces and ``%`` in
+  a session id are percent-encoded inside the tag (:func:`hash_tag`), so an id can never
+  move its keys to another slot or collide with another id.
+
+Keys of session ``S`` with the key prefix ``P`` (``agents:session`` for the SDK's layout):
 
 ==============================  ===========================================================
-``P:S``                         SDK: hash with session_id, created_at, updated_at
-``P:S:messages``                SDK: list of items as JSON
-``P:S:counter``                 SDK: counter
-``P:S:ctxlab:state``            hash: ``version`` (CAS token), ``epoch``, ``data`` (JSON),
+``B``                           SDK: hash with session_id, created_at, updated_at
+``B:messages``                  SDK: list of items as JSON
+``B:counter``                   SDK: counter
+``B:ctxlab:state``              hash: ``version`` (CAS token), ``epoch``, ``data`` (JSON),
                                 ``touched_at``
-``P:S:ctxlab:checkpoints``      hash: checkpoint name -> JSON
-``P:S:ctxlab:lease``            the fold lease (owner, with its own expiry)
-``P:S:ctxlab:writer:<id>``      the last batch token of one writer (makes retries idempotent)
+``B:ctxlab:checkpoints``        hash: checkpoint name -> JSON
+``B:ctxlab:lease``              the fold lease (owner, with its own expiry)
+``B:ctxlab:writer:<id>``        the last batch token of one writer (makes retries idempotent)
 ==============================  ===========================================================
 
 Every operation is one Lua script, so it is atomic and costs one round trip: it reports
 what changed since the caller's cursor (the log length, the raw JSON of the last known item
 and the epoch), applies the change and refreshes the session's TTL on *every* key above when
-the ``RedisSession`` has a ``ttl``. Session ids may not contain ``:`` (see
+the session has a ``ttl``. Session ids may not contain ``:`` (see
 :func:`ctxlab.check_session_id`), so one session's keys can never be another's.
+
+Durability: Redis replicates asynchronously, so a write acknowledged by a master that dies
+before its replica received it is lost when the replica is promoted. With ``replicas=N``
+every write is followed, on the same connection, by ``WAIT N timeout``: the call returns
+once N replicas hold the write, and raises :class:`StoreNotDurableError` (saying the write
+is on the master and may yet be lost) when they do not confirm in time.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import threading
@@ -32,7 +50,6 @@ import weakref
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ..core.items import invalid_entry
 from .base import (
     UNAVAILABLE_HINT,
     Checkpoint,
@@ -44,178 +61,31 @@ from .base import (
     StoreError,
     StoreUnavailableError,
     decode_data,
+    decode_entry,
     encode_data,
 )
+from .redis_lua import (
+    ACQUIRE,
+    APPEND,
+    BUMP,
+    CAS,
+    CLEAR,
+    POP,
+    PUT_CHECKPOINT,
+    RELEASE,
+    SYNC,
+    TRUNCATE,
+)
+
+
+class StoreNotDurableError(StoreError):
+    """A durable write reached the master but fewer replicas than asked confirmed it in
+    time: it is stored, and would be lost only if the master failed before replicating."""
+
 
 logger = logging.getLogger("ctxlab.stores")
 
 DEFAULT_KEY_PREFIX = "agents:session"
-#: How long a writer's last batch token is kept to recognise a retried call (ms).
-DEDUP_MS = 300_000
-
-# KEYS: 1 hash, 2 messages, 3 counter, 4 state, 5 checkpoints, 6 writer token
-# ARGV: 1 known length, 2 raw JSON of the last known item, 3 known epoch, 4 known version,
-#       5 ttl in ms (0: none), 6 now (unix seconds), 7... per script
-_PRELUDE = """
-local known = tonumber(ARGV[1])
-local ttl = tonumber(ARGV[5])
-local function state()
-  local st = redis.call('HMGET', KEYS[4], 'version', 'epoch')
-  return tonumber(st[1]) or 0, tonumber(st[2]) or 0
-end
-local version, epoch = state()
-local len = redis.call('LLEN', KEYS[2])
-local ok = epoch == tonumber(ARGV[3])
-if ok and known > 0 then
-  ok = len >= known and redis.call('LINDEX', KEYS[2], known - 1) == ARGV[2]
-end
-local from = known
-if not ok then from = 0 end
-local function seen_items()
-  if len > from then return redis.call('LRANGE', KEYS[2], from, len - 1) end
-  return {}
-end
-local function refresh()
-  if ttl > 0 then
-    for i = 1, 5 do redis.call('PEXPIRE', KEYS[i], ttl) end
-  end
-end
-local function finish(extra)
-  local v, e = state()
-  local data = false
-  if v ~= tonumber(ARGV[4]) then data = redis.call('HGET', KEYS[4], 'data') end
-  return {ok and 1 or 0, v, e, data, extra}
-end
-"""
-
-_SYNC = _PRELUDE + """
-return finish({seen_items()})
-"""
-
-# ARGV 7: batch token, 8: session id, 9...: items
-_APPEND = _PRELUDE + """
-local seen = seen_items()
-if redis.call('GET', KEYS[6]) == ARGV[7] then
-  return finish({seen, 1})
-end
-redis.call('HSET', KEYS[1], 'session_id', ARGV[8])
-redis.call('HSETNX', KEYS[1], 'created_at', ARGV[6])
-for i = 9, #ARGV, 1000 do
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV)))
-end
-redis.call('HSET', KEYS[1], 'updated_at', ARGV[6])
-redis.call('HSET', KEYS[4], 'touched_at', ARGV[6])
-local keep_token = DEDUP_MS
-if ttl > 0 and ttl < keep_token then keep_token = ttl end
-redis.call('SET', KEYS[6], ARGV[7], 'PX', keep_token)
-refresh()
-return finish({seen, 0})
-""".replace("DEDUP_MS", str(DEDUP_MS))
-
-_POP = _PRELUDE + """
-local seen = seen_items()
-local popped = redis.call('RPOP', KEYS[2])
-if popped then
-  redis.call('HINCRBY', KEYS[4], 'version', 1)
-  redis.call('HINCRBY', KEYS[4], 'epoch', 1)
-  redis.call('HSET', KEYS[4], 'touched_at', ARGV[6])
-  refresh()
-end
-return finish({seen, popped, redis.call('LINDEX', KEYS[2], -1)})
-"""
-
-_CLEAR = _PRELUDE + """
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[5])
-redis.call('HINCRBY', KEYS[4], 'version', 1)
-redis.call('HINCRBY', KEYS[4], 'epoch', 1)
-redis.call('HDEL', KEYS[4], 'data')
-redis.call('HSET', KEYS[4], 'touched_at', ARGV[6])
-refresh()
-return finish({})
-"""
-
-# ARGV 7: length to keep, 8: expected version, 9: new data ('' for none)
-_TRUNCATE = _PRELUDE + """
-if version ~= tonumber(ARGV[8]) then return {-1} end
-local seen = seen_items()
-local length = tonumber(ARGV[7])
-local removed = {}
-if len > length then
-  removed = redis.call('LRANGE', KEYS[2], length, -1)
-  if length == 0 then redis.call('DEL', KEYS[2])
-  else redis.call('LTRIM', KEYS[2], 0, length - 1) end
-end
-redis.call('HINCRBY', KEYS[4], 'version', 1)
-redis.call('HINCRBY', KEYS[4], 'epoch', 1)
-if ARGV[9] == '' then redis.call('HDEL', KEYS[4], 'data') else
-  redis.call('HSET', KEYS[4], 'data', ARGV[9]) end
-redis.call('HSET', KEYS[4], 'touched_at', ARGV[6])
-refresh()
-return finish({seen, removed, redis.call('LINDEX', KEYS[2], -1)})
-"""
-
-# State scripts. KEYS: 1 state, 2 checkpoints, 3 hash, 4 messages, 5 counter
-# ARGV: 1 ttl ms, 2 now, 3... per script
-_STATE_PRELUDE = """
-local ttl = tonumber(ARGV[1])
-local function refresh()
-  if ttl > 0 then
-    for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ttl) end
-  end
-end
-local function result()
-  local st = redis.call('HMGET', KEYS[1], 'version', 'epoch', 'data')
-  return {tonumber(st[1]) or 0, tonumber(st[2]) or 0, st[3]}
-end
-"""
-
-# ARGV 3: expected version, 4: data ('' for none)
-_CAS = _STATE_PRELUDE + """
-local v = tonumber(redis.call('HGET', KEYS[1], 'version')) or 0
-if v ~= tonumber(ARGV[3]) then return {0, result()} end
-if ARGV[4] == '' then redis.call('HDEL', KEYS[1], 'data') else
-  redis.call('HSET', KEYS[1], 'data', ARGV[4]) end
-redis.call('HINCRBY', KEYS[1], 'version', 1)
-redis.call('HSET', KEYS[1], 'touched_at', ARGV[2])
-refresh()
-return {1, result()}
-"""
-
-# ARGV 3: '1' to reset (drop data and checkpoints) as well
-_BUMP = _STATE_PRELUDE + """
-redis.call('HINCRBY', KEYS[1], 'version', 1)
-redis.call('HINCRBY', KEYS[1], 'epoch', 1)
-if ARGV[3] == '1' then
-  redis.call('HDEL', KEYS[1], 'data')
-  redis.call('DEL', KEYS[2])
-end
-redis.call('HSET', KEYS[1], 'touched_at', ARGV[2])
-refresh()
-return result()
-"""
-
-# ARGV 3: name, 4: record
-_PUT_CHECKPOINT = _STATE_PRELUDE + """
-redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
-redis.call('HSET', KEYS[1], 'touched_at', ARGV[2])
-refresh()
-return 1
-"""
-
-# KEYS: lease. ARGV: owner, ttl ms
-_ACQUIRE = """
-local cur = redis.call('GET', KEYS[1])
-if (not cur) or cur == ARGV[1] or (ARGV[3] ~= '' and cur == ARGV[3]) then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
-end
-return 0
-"""
-
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
 
 
 def _text(value: Any) -> str | None:
@@ -229,7 +99,10 @@ def translate_redis_error(exc: BaseException) -> StoreError | None:
         from redis import exceptions
     except ImportError:  # pragma: no cover - redis is installed whenever this runs
         return None
-    if isinstance(exc, (exceptions.ConnectionError, exceptions.TimeoutError, OSError)):
+    unreachable = (exceptions.ConnectionError, exceptions.TimeoutError, OSError,
+                   exceptions.ClusterError, exceptions.RedisClusterException,
+                   exceptions.TryAgainError, exceptions.AskError)
+    if isinstance(exc, unreachable):  # a server or a cluster slot is down, or moving
         return StoreUnavailableError(UNAVAILABLE_HINT)
     if isinstance(exc, exceptions.RedisError):
         return StoreError("Redis rejected the operation; nothing was changed by this call.")
@@ -240,16 +113,16 @@ class _Scripts:
     """Lua scripts registered once per client."""
 
     def __init__(self, client: Any):
-        self.sync = client.register_script(_SYNC)
-        self.append = client.register_script(_APPEND)
-        self.pop = client.register_script(_POP)
-        self.clear = client.register_script(_CLEAR)
-        self.truncate = client.register_script(_TRUNCATE)
-        self.cas = client.register_script(_CAS)
-        self.bump = client.register_script(_BUMP)
-        self.put_checkpoint = client.register_script(_PUT_CHECKPOINT)
-        self.acquire = client.register_script(_ACQUIRE)
-        self.release = client.register_script(_RELEASE)
+        self.sync = client.register_script(SYNC)
+        self.append = client.register_script(APPEND)
+        self.pop = client.register_script(POP)
+        self.clear = client.register_script(CLEAR)
+        self.truncate = client.register_script(TRUNCATE)
+        self.cas = client.register_script(CAS)
+        self.bump = client.register_script(BUMP)
+        self.put_checkpoint = client.register_script(PUT_CHECKPOINT)
+        self.acquire = client.register_script(ACQUIRE)
+        self.release = client.register_script(RELEASE)
 
 
 class LoopClients:
@@ -261,10 +134,29 @@ class LoopClients:
     same connection settings, dropped when its loop is garbage-collected.
     """
 
-    def __init__(self, client: Any):
+    _shared: ClassVar[weakref.WeakKeyDictionary[Any, LoopClients]] = (
+        weakref.WeakKeyDictionary())
+    _shared_guard: ClassVar[threading.Lock] = threading.Lock()
+
+    @classmethod
+    def of(cls, client: Any) -> LoopClients:
+        """The one :class:`LoopClients` of ``client`` (every store on a client shares it, so
+        the client itself serves one loop only)."""
+        if isinstance(client, LoopClients):
+            return client
+        with cls._shared_guard:
+            found = cls._shared.get(client)
+            if found is None:
+                found = cls._shared[client] = cls(client)
+            return found
+
+    def __init__(self, client: Any, factory: Any = None):
         self.original = client
+        self.factory = factory  # makes a client for another loop (None: clone the original)
         self._guard = threading.Lock()
         self._per_loop: weakref.WeakKeyDictionary[Any, tuple[Any, _Scripts]] = (
+            weakref.WeakKeyDictionary())
+        self._nodes: weakref.WeakKeyDictionary[Any, dict[tuple[str, int], Any]] = (
             weakref.WeakKeyDictionary())
         self._original_taken = False
 
@@ -272,13 +164,16 @@ class LoopClients:
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # not in a coroutine (describe(), tests): the caller's client
-            return self.original, _Scripts(self.original)
+            client = self.original if self.original is not None else self.factory()
+            return client, _Scripts(client)
         with self._guard:
             found = self._per_loop.get(loop)
             if found is None:
-                if not self._original_taken:
+                if not self._original_taken and self.original is not None:
                     client = self.original
                     self._original_taken = True
+                elif self.factory is not None:
+                    client = self.factory()
                 else:
                     client = _clone(self.original)
                 found = self._per_loop[loop] = (client, _Scripts(client))
@@ -289,21 +184,79 @@ class LoopClients:
         loop = asyncio.get_running_loop()
         with self._guard:
             found = self._per_loop.pop(loop, None)
+            nodes = self._nodes.pop(loop, {})
+        for client in nodes.values():
+            await client.aclose()
         if found is not None and found[0] is not self.original:
             await found[0].aclose()
 
 
+    def node_client(self, host: str, port: int) -> Any:
+        """A plain client to one node of a cluster (on this loop), for commands that must
+        share the connection of a write (``WAIT``)."""
+        import redis.asyncio as aioredis
+
+        loop = asyncio.get_running_loop()
+        kwargs = _cluster_kwargs(self.current()[0])
+        with self._guard:
+            nodes = self._nodes.setdefault(loop, {})
+            client = nodes.get((host, port))
+            if client is None:
+                client = nodes[(host, port)] = aioredis.Redis(host=host, port=port, **kwargs)
+            return client
+
+
+#: Connection settings a cluster client's clone keeps (the rest are per-node internals).
+_CLUSTER_KEEP = ("username", "password", "socket_timeout", "socket_connect_timeout",
+                 "decode_responses", "encoding", "client_name", "credential_provider")
+
+
+def is_cluster(client: Any) -> bool:
+    """True for a ``redis.asyncio.cluster.RedisCluster`` client."""
+    return type(client).__name__ == "RedisCluster" and hasattr(client, "nodes_manager")
+
+
+def _cluster_kwargs(client: Any) -> dict[str, Any]:
+    kwargs = getattr(client.nodes_manager, "connection_kwargs", {}) or {}
+    return {k: v for k, v in kwargs.items() if k in _CLUSTER_KEEP}
+
+
 def _clone(client: Any) -> Any:
+    if is_cluster(client):
+        from redis.asyncio.cluster import ClusterNode, RedisCluster
+
+        nodes = [ClusterNode(n.host, n.port) for n in client.nodes_manager.startup_nodes.values()]
+        return RedisCluster(startup_nodes=nodes, **_cluster_kwargs(client))
     pool = client.connection_pool
     new_pool = type(pool)(connection_class=pool.connection_class, **pool.connection_kwargs)
     return type(client)(connection_pool=new_pool)
 
 
-class RedisKeys:
-    """The key names of one session (see the module doc)."""
+def hash_tag(session_id: str) -> str:
+    """The hash tag of a session's keys: the id with ``%``, ``{`` and ``}`` percent-encoded
+    (an injective map, and the result can never end the tag early)."""
+    return session_id.replace("%", "%25").replace("{", "%7B").replace("}", "%7D")
 
-    def __init__(self, prefix: str, session_id: str):
-        base = f"{prefix}:{session_id}"
+
+def check_key_prefix(prefix: Any, *, tagged: bool) -> str:
+    if not isinstance(prefix, str) or not prefix:
+        raise ValueError(f"key_prefix must be a non-empty string, got {prefix!r}")
+    if tagged and ("{" in prefix or "}" in prefix):
+        raise ValueError(
+            f"key_prefix {prefix!r} contains a brace: on a Redis Cluster the braces of the "
+            "prefix would become the hash tag of every session's keys (all sessions on one "
+            "slot); use a prefix without '{' and '}'")
+    return prefix
+
+
+class RedisKeys:
+    """The key names of one session (see the module doc): the SDK's layout, or ctxlab's
+    hash-tagged one (``tagged``: every key in the slot of the session id)."""
+
+    def __init__(self, prefix: str, session_id: str, *, tagged: bool = False):
+        self.tagged = tagged
+        base = (f"{check_key_prefix(prefix, tagged=True)}:{{{hash_tag(session_id)}}}"
+                if tagged else f"{prefix}:{session_id}")
         self.hash = base
         self.messages = f"{base}:messages"
         self.counter = f"{base}:counter"
@@ -328,12 +281,30 @@ class RedisStateStore(StateStore):
     persistent: ClassVar[bool] = True
 
     def __init__(self, client: Any, session_id: str, *, key_prefix: str = DEFAULT_KEY_PREFIX,
-                 ttl: float | None = None):
-        self.clients = client if isinstance(client, LoopClients) else LoopClients(client)
+                 ttl: float | None = None, tagged: bool = False, replicas: int = 0,
+                 wait_timeout: float = 1.0):
+        self.clients = LoopClients.of(client)
         self.session_id = session_id
         self.key_prefix = key_prefix
         self.ttl = ttl
-        self.keys = RedisKeys(key_prefix, session_id)
+        self.keys = RedisKeys(key_prefix, session_id, tagged=tagged)
+        self.replicas = replicas
+        self.wait_timeout = wait_timeout
+
+    async def write(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+        """Run a writing script; with ``replicas`` wait (``WAIT``, same connection) until
+        that many replicas hold the write, or raise :class:`StoreNotDurableError`."""
+        if not self.replicas:
+            return await script(keys=keys, args=args)
+        reply, acked = await self._write_and_wait(script, keys, args)
+        if int(acked) < self.replicas:
+            raise StoreNotDurableError(
+                f"session {self.session_id!r}: the write is on the Redis master, but only "
+                f"{int(acked)} of {self.replicas} replicas confirmed it within "
+                f"{self.wait_timeout}s; it is stored, and would be lost only if that master "
+                "failed before replicating it. Do not repeat the write: read the session "
+                "to see it.")
+        return reply
 
     @property
     def client(self) -> Any:
@@ -351,6 +322,41 @@ class RedisStateStore(StateStore):
     def _args(self, *extra: Any) -> list[Any]:
         return [_ttl_ms(self.ttl), repr(time.time()), *extra]
 
+    async def _write_and_wait(self, script: Any, keys: list[str], args: list[Any]
+                              ) -> tuple[Any, Any]:
+        """The script and ``WAIT`` in one pipeline, so on one connection (on a cluster: a
+        plain client to the master of the session's slot, found again after a failover)."""
+        from redis.exceptions import ConnectionError as RedisConnectionError
+        from redis.exceptions import MovedError, SlotNotCoveredError, TimeoutError
+
+        wait_ms = max(1, int(self.wait_timeout * 1000))
+        client = self.client
+        cluster = is_cluster(client)
+        attempts = 5 if cluster else 1
+        for attempt in range(attempts):
+            try:
+                target = client
+                if cluster:
+                    node = client.get_node_from_key(keys[0])
+                    target = self.clients.node_client(node.host, node.port)
+                pipe = target.pipeline(transaction=False)
+                await script(keys=keys, args=args, client=pipe)
+                pipe.execute_command("WAIT", self.replicas, wait_ms)
+                reply, acked = await pipe.execute()
+                return reply, acked
+            except MovedError:  # the slot moved (a failover): nothing ran; ask the cluster
+                retry = True
+            except (SlotNotCoveredError, RedisConnectionError, TimeoutError):
+                retry = False  # the master may be down (the script may or may not have run)
+                if attempt == attempts - 1 or not cluster:
+                    raise
+            if attempt == attempts - 1 or not cluster:
+                raise
+            await client.aclose()  # as redis-py does itself: forget the old slot map ...
+            await client.initialize()  # ... and read the cluster's current one
+            await asyncio.sleep(0.05 * (attempt + 1) * (1 if retry else 4))
+        raise AssertionError("unreachable")
+
     @staticmethod
     def _state(row: list[Any]) -> StoredState:
         return StoredState(int(row[0]), int(row[1]), decode_data(_text(row[2])))
@@ -362,17 +368,18 @@ class RedisStateStore(StateStore):
     async def compare_and_set(
         self, expected_version: int, data: Mapping[str, Any] | None
     ) -> StoredState | None:
-        done, row = await self._scripts.cas(
-            keys=self._state_keys(), args=self._args(expected_version, encode_data(data) or ""))
+        done, row = await self.write(
+            self._scripts.cas, self._state_keys(),
+            self._args(expected_version, encode_data(data) or ""))
         return self._state(row) if int(done) else None
 
     async def bump_epoch(self) -> StoredState:
-        return self._state(await self._scripts.bump(keys=self._state_keys(),
-                                                    args=self._args("0")))
+        return self._state(await self.write(self._scripts.bump, self._state_keys(),
+                                            self._args("0")))
 
     async def reset(self) -> StoredState:
-        return self._state(await self._scripts.bump(keys=self._state_keys(),
-                                                    args=self._args("1")))
+        return self._state(await self.write(self._scripts.bump, self._state_keys(),
+                                            self._args("1")))
 
     async def acquire_lease(self, owner: str, ttl: float, *, replacing: str | None = None
                             ) -> bool:
@@ -386,8 +393,8 @@ class RedisStateStore(StateStore):
         await self._scripts.release(keys=[self.keys.lease], args=[owner])
 
     async def put_checkpoint(self, checkpoint: Checkpoint) -> None:
-        await self._scripts.put_checkpoint(
-            keys=self._state_keys(), args=self._args(checkpoint.name, checkpoint.to_json()))
+        await self.write(self._scripts.put_checkpoint, self._state_keys(),
+                         self._args(checkpoint.name, checkpoint.to_json()))
 
     async def get_checkpoint(self, name: str) -> Checkpoint | None:
         raw = await self.client.hget(self.keys.checkpoints, name)
@@ -403,7 +410,8 @@ class RedisStateStore(StateStore):
 
     def for_session(self, session_id: str) -> RedisStateStore:
         return RedisStateStore(self.clients, session_id, key_prefix=self.key_prefix,
-                               ttl=self.ttl)
+                               ttl=self.ttl, tagged=self.keys.tagged, replicas=self.replicas,
+                               wait_timeout=self.wait_timeout)
 
 
 def redis_session_config(session: Any) -> tuple[Any, str, float | None]:
@@ -424,18 +432,30 @@ def redis_session_config(session: Any) -> tuple[Any, str, float | None]:
 
 
 class RedisLog(LogStore):
-    """The raw log of an SDK ``RedisSession``, read and written by ctxlab's Lua scripts
-    (same keys, same JSON), with the side state in side keys of the same server."""
+    """The raw log of a session in Redis, read and written by ctxlab's Lua scripts, with the
+    side state in side keys of the same server (the same slot on a cluster).
+
+    ``RedisLog(sdk_redis_session)`` works on the SDK's keys (same keys, same JSON);
+    :class:`ctxlab.stores.RedisStore` opens it on its hash-tagged keys (``tagged``), with
+    its client(s) and its durability (``replicas``, see the module doc)."""
 
     kind: ClassVar[str] = "redis"
     persistent: ClassVar[bool] = True
 
-    def __init__(self, session: Any):
+    def __init__(self, session: Any, *, clients: Any = None, key_prefix: str | None = None,
+                 ttl: float | None = None, tagged: bool = False, replicas: int = 0,
+                 wait_timeout: float = 1.0, blind: bool = False):
         super().__init__()
-        client, prefix, self.ttl = redis_session_config(session)
+        self._blind = blind  # writes that report nothing back (the SDK-style session API)
+        if clients is None:
+            clients, key_prefix, ttl = redis_session_config(session)
+        self.ttl = ttl
         self.sdk_session = session
         self.session_id: str = session.session_id
-        self.state = RedisStateStore(client, self.session_id, key_prefix=prefix, ttl=self.ttl)
+        self.state = RedisStateStore(clients, self.session_id,
+                                     key_prefix=key_prefix or DEFAULT_KEY_PREFIX, ttl=ttl,
+                                     tagged=tagged, replicas=replicas,
+                                     wait_timeout=wait_timeout)
         self.keys = self.state.keys
         self._writer_key = f"{self.keys.writer_prefix}{uuid.uuid4().hex}"
         self._length = 0
@@ -446,22 +466,26 @@ class RedisLog(LogStore):
     def _call_args(self, *extra: Any) -> tuple[list[str], list[Any]]:
         keys = [*self.keys.all(), self._writer_key]
         seen = -1 if self._state_version is None else self._state_version
-        args = [self._length, self._last_raw, self._epoch, seen, _ttl_ms(self.ttl),
+        args = [-1 if self._blind else self._length, self._last_raw, self._epoch, seen,
+                _ttl_ms(self.ttl),
                 str(int(time.time())), *extra]
         return keys, args
 
+    def _batch_token(self, payloads: list[str]) -> str:
+        """The idempotency key of a batch: this writer, where its cursor stands and what it
+        writes. A call repeated after an error whose outcome is unknown (a connection lost
+        after the script ran, a failover) has the same key, so the script recognises a
+        batch that already landed and does not store it twice; the same items written
+        again later have another cursor, so another key."""
+        digest = hashlib.sha1(f"{self._writer_key}\n{self._length}\n".encode())
+        last = self._last_raw
+        digest.update(last if isinstance(last, bytes) else str(last).encode())
+        for payload in payloads:
+            digest.update(b"\x00" + payload.encode())
+        return digest.hexdigest()
+
     def _decode(self, raws: list[Any]) -> list[dict[str, Any]]:
-        items = []
-        for raw in raws:
-            try:
-                item = json.loads(raw)
-            except (TypeError, ValueError):
-                item = invalid_entry(raw, "stored entry is not JSON")
-            if not isinstance(item, dict):
-                item = invalid_entry(raw, f"stored entry is a JSON {type(item).__name__}, "
-                                          "not an object")
-            items.append(item)
-        return items
+        return [decode_entry(raw) for raw in raws]
 
     def _finish(self, reply: list[Any]) -> tuple[bool, StoredState]:
         ok, version, epoch, data = int(reply[0]), int(reply[1]), int(reply[2]), reply[3]
@@ -488,8 +512,8 @@ class RedisLog(LogStore):
 
     async def _append(self, items: list[dict[str, Any]]) -> Delta:
         payloads = [json.dumps(item, separators=(",", ":")) for item in items]
-        keys, args = self._call_args(uuid.uuid4().hex, self.session_id, *payloads)
-        reply = await self._scripts.append(keys=keys, args=args)
+        keys, args = self._call_args(self._batch_token(payloads), self.session_id, *payloads)
+        reply = await self.state.write(self._scripts.append, keys, args)
         ok, state = self._finish(reply)
         raws, retried = reply[4][0], int(reply[4][1])
         keep, others = self._seen(ok, raws)
@@ -501,7 +525,7 @@ class RedisLog(LogStore):
 
     async def _pop(self) -> tuple[dict[str, Any] | None, Delta]:
         keys, args = self._call_args()
-        reply = await self._scripts.pop(keys=keys, args=args)
+        reply = await self.state.write(self._scripts.pop, keys, args)
         ok, state = self._finish(reply)
         raws, popped_raw, last_raw = reply[4][0], reply[4][1], reply[4][2]
         keep, items = self._seen(ok, raws)
@@ -518,7 +542,7 @@ class RedisLog(LogStore):
 
     async def _clear(self) -> Delta:
         keys, args = self._call_args()
-        reply = await self._scripts.clear(keys=keys, args=args)
+        reply = await self.state.write(self._scripts.clear, keys, args)
         _, state = self._finish(reply)
         self._length, self._last_raw = 0, ""
         return Delta(0, [], self._state_delta(state))
@@ -527,7 +551,7 @@ class RedisLog(LogStore):
         self, length: int, data: Mapping[str, Any] | None, expected_version: int
     ) -> tuple[list[dict[str, Any]], Delta]:
         keys, args = self._call_args(length, expected_version, encode_data(data) or "")
-        reply = await self._scripts.truncate(keys=keys, args=args)
+        reply = await self.state.write(self._scripts.truncate, keys, args)
         if int(reply[0]) == -1:
             raise StoreConflictError("the session state changed meanwhile; retry")
         ok, state = self._finish(reply)
@@ -553,6 +577,8 @@ class RedisLog(LogStore):
         return self.state._scripts
 
     def spawn(self, session_id: str) -> RedisLog:
+        if self.keys.tagged:
+            return self.sdk_session.for_session(session_id).log()
         from agents.extensions.memory import RedisSession
 
         session = RedisSession(session_id, redis_client=self.state.clients.original,
@@ -561,7 +587,16 @@ class RedisLog(LogStore):
         return RedisLog(session)
 
     def describe(self) -> str:
-        pool = getattr(self.state.clients.original, "connection_pool", None)
+        client = self.state.clients.original
+        if client is None:  # a RedisStore made from a URL (host and port only: no password)
+            from urllib.parse import urlparse
+
+            url = urlparse(str(getattr(self.sdk_session, "url", "") or ""))
+            return f"redis at {url.hostname or '?'}:{url.port or '?'}"
+        if is_cluster(client):
+            nodes = getattr(client.nodes_manager, "startup_nodes", {}) or {}
+            return f"redis cluster at {next(iter(nodes), '?')}"
+        pool = getattr(client, "connection_pool", None)
         kwargs = getattr(pool, "connection_kwargs", {}) or {}
         where = f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}"
         return f"redis at {where}"

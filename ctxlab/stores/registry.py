@@ -20,7 +20,8 @@ Adding a backend (say, Postgres) is one module plus one registration::
         state_for=lambda store, session_id: PostgresStateStore(store.pool, session_id),
     ))
 
-and one line in the shared store test suite (``tests/stores/backends.py``). See
+and one backend in the shared store tests (``tests/store_backends.py``), so the store
+contract (``tests/stores/test_store_contract.py``) runs on it. See
 DEVELOPERS.md, "Adding a store".
 """
 
@@ -47,9 +48,10 @@ class StoreAdapter:
 
     ``matches(store)`` recognises the objects this adapter handles; ``open_log(store,
     state)`` returns the log store (``state`` is a side-state store the caller passed, or
-    None); ``state_for(store, session_id)``, when given, returns a persistent side-state
-    store in the same backend (used for the generic adapter and by wrappers). Higher
-    ``priority`` is asked first.
+    None: an adapter whose log must keep its state in its own backend returns
+    :func:`generic_log` for a foreign one); ``state_for(store, session_id)``, when given,
+    returns a persistent side-state store in the same backend (used for the generic
+    adapter and by wrappers). Higher ``priority`` is asked first.
     """
 
     name: str
@@ -75,6 +77,14 @@ def register_store(adapter: StoreAdapter, *, replace: bool = False) -> None:
         _ADAPTERS.remove(old)
     _ADAPTERS.append(adapter)
     _ADAPTERS.sort(key=lambda a: -a.priority)
+
+
+def unregister_store(name: str) -> bool:
+    """Remove the adapter called ``name``; True if there was one."""
+    found = [a for a in _ADAPTERS if a.name == name]
+    for adapter in found:
+        _ADAPTERS.remove(adapter)
+    return bool(found)
 
 
 def store_adapters() -> list[StoreAdapter]:
@@ -131,22 +141,10 @@ def open_store(
         )
     else:
         adapter = _adapter_for(store)
-        if adapter is not None and adapter.open_log is not None and (
-            state is None or adapter.name == "encrypted"
-        ):
+        if adapter is not None and adapter.open_log is not None:
             log = adapter.open_log(store, state)
         else:
-            side = state
-            if side is None and adapter is not None and adapter.state_for is not None:
-                side = adapter.state_for(store, store.session_id)
-            if side is None:
-                logger.warning(
-                    "ctxlab has no persistent side-state store for a %s: the strategy's "
-                    "state (summaries, checkpoints) of session %r is kept in this process "
-                    "only; pass state=... to open_store, or register a StoreAdapter",
-                    type(store).__name__, store.session_id)
-                side = MemoryStateStore(store.session_id)
-            log = SessionLog(store, side, spawn=adapter.spawn if adapter else None)
+            log = generic_log(store, state, adapter)
     check_session_id(log.session_id, what="the store's session_id")
     if session_id is not None and session_id != log.session_id:
         raise ValueError(
@@ -154,6 +152,24 @@ def open_store(
             f"{log.session_id!r}; omit session_id or pass the same one"
         )
     return log
+
+
+def generic_log(store: Any, state: StateStore | None = None,
+                adapter: StoreAdapter | None = None) -> LogStore:
+    """The log of any SDK session through its public methods (:class:`SessionLog`), with the
+    side state in ``state``, else where ``adapter`` keeps it, else in memory (with a
+    warning: summaries then do not outlive the process)."""
+    side = state
+    if side is None and adapter is not None and adapter.state_for is not None:
+        side = adapter.state_for(store, store.session_id)
+    if side is None:
+        logger.warning(
+            "ctxlab has no persistent side-state store for a %s: the strategy's "
+            "state (summaries, checkpoints) of session %r is kept in this process "
+            "only; pass state=... to open_store, or register a StoreAdapter",
+            type(store).__name__, store.session_id)
+        side = MemoryStateStore(store.session_id)
+    return SessionLog(store, side, spawn=adapter.spawn if adapter else None)
 
 
 # ---------------------------------------------------------------------------- built-ins
@@ -169,6 +185,9 @@ def _file_sqlite(store: Any) -> bool:
 
 def _sqlite_log(store: Any, state: StateStore | None) -> LogStore:
     from .sqlite import SQLiteLog
+
+    if state is not None:  # the caller keeps the side state elsewhere: the generic path
+        return SessionLog(store, state)
 
     if type(store) is not SQLiteSession:  # a subclass (AdvancedSQLiteSession) has its own
         return SessionLog(store, _sqlite_state(store, store.session_id))  # tables: generic
@@ -192,6 +211,9 @@ def _is_redis(store: Any) -> bool:
 def _redis_log(store: Any, state: StateStore | None) -> LogStore:
     from .redis import RedisLog
 
+    if state is not None:  # the caller keeps the side state elsewhere: the generic path
+        return SessionLog(store, state)
+
     return RedisLog(store)
 
 
@@ -200,6 +222,22 @@ def _redis_state(store: Any, session_id: str) -> StateStore:
 
     client, prefix, ttl = redis_session_config(store)
     return RedisStateStore(client, session_id, key_prefix=prefix, ttl=ttl)
+
+
+def _is_redis_store(store: Any) -> bool:
+    from .redis_store import RedisStore
+
+    return isinstance(store, RedisStore)
+
+
+def _redis_store_log(store: Any, state: StateStore | None) -> LogStore:
+    if state is not None:  # the caller keeps the side state elsewhere: the generic path
+        return SessionLog(store, state)
+    return store.log()  # type: ignore[no-any-return]
+
+
+def _redis_store_state(store: Any, session_id: str) -> StateStore:
+    return store.for_session(session_id).log().state  # type: ignore[no-any-return]
 
 
 def _is_encrypted(store: Any) -> bool:
@@ -213,13 +251,8 @@ def _is_encrypted(store: Any) -> bool:
 def _encrypted_log(store: Any, state: StateStore | None) -> LogStore:
     from .encrypted import EncryptedLog
 
-    side = state if state is not None else _encrypted_state(store, store.session_id)
-    if side is None:
-        logger.warning("ctxlab has no persistent side-state store for the store under "
-                       "EncryptedSession %r: summaries are kept in this process only",
-                       store.session_id)
-        side = MemoryStateStore(store.session_id)
-    return EncryptedLog(store, side)
+    # the underlying session's own log (one transaction per operation), encrypted on top
+    return EncryptedLog(store, open_store(store.underlying_session, state=state))
 
 
 def _encrypted_state(store: Any, session_id: str) -> StateStore | None:
@@ -241,6 +274,19 @@ def _sqlalchemy_spawn(store: Any, session_id: str) -> Any:
     return type(store)(session_id, engine=store.engine, create_tables=True)
 
 
+def _sqlalchemy_log(store: Any, state: StateStore | None) -> LogStore:
+    from agents.extensions.memory.sqlalchemy_session import SQLAlchemySession
+
+    from .sqlalchemy_log import SQLAlchemyLog
+
+    own_format = all(getattr(type(store), name) is getattr(SQLAlchemySession, name)
+                     for name in ("_serialize_item", "_deserialize_item"))
+    if state is not None or not own_format:  # a foreign state, or items in its own format
+        return SessionLog(store, state or _sqlalchemy_state(store, store.session_id),
+                          spawn=_sqlalchemy_spawn)
+    return SQLAlchemyLog(store)
+
+
 def _sqlalchemy_state(store: Any, session_id: str) -> StateStore:
     from .sqlalchemy import SQLAlchemyStateStore
 
@@ -250,8 +296,10 @@ def _sqlalchemy_state(store: Any, session_id: str) -> StateStore:
 for _adapter in (
     StoreAdapter("sqlite", _file_sqlite, _sqlite_log, _sqlite_state, priority=10),
     StoreAdapter("redis", _is_redis, _redis_log, _redis_state, priority=10),
+    StoreAdapter("redis-store", _is_redis_store, _redis_store_log, _redis_store_state,
+                 priority=10, spawn=lambda store, session_id: store.for_session(session_id)),
     StoreAdapter("encrypted", _is_encrypted, _encrypted_log, _encrypted_state, priority=20),
-    StoreAdapter("sqlalchemy", _is_sqlalchemy, None, _sqlalchemy_state, priority=10,
-                 spawn=_sqlalchemy_spawn),
+    StoreAdapter("sqlalchemy", _is_sqlalchemy, _sqlalchemy_log, _sqlalchemy_state,
+                 priority=10, spawn=_sqlalchemy_spawn),
 ):
     register_store(_adapter)

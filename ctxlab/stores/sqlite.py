@@ -29,7 +29,6 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from ..core.items import invalid_entry
 from .base import (
     UNAVAILABLE_HINT,
     Checkpoint,
@@ -41,6 +40,7 @@ from .base import (
     StoreError,
     StoreUnavailableError,
     decode_data,
+    decode_entry,
     encode_data,
 )
 
@@ -338,15 +338,8 @@ class SQLiteLog(LogStore):
         ids: list[int] = []
         items: list[dict[str, Any]] = []
         for row_id, data in rows:
-            try:
-                item = json.loads(data)
-            except (TypeError, ValueError):
-                item = invalid_entry(data, "stored entry is not JSON")
-            if not isinstance(item, dict):
-                item = invalid_entry(data, f"stored entry is a JSON {type(item).__name__}, "
-                                           "not an object")
             ids.append(row_id)
-            items.append(item)
+            items.append(decode_entry(data))
         return ids, items
 
     def _rows_after(self, conn: sqlite3.Connection, after: int, below: int | None = None

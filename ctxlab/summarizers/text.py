@@ -6,11 +6,11 @@ Chinese text has no spaces between words, so a Chinese gist is cut by characters
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping
 
 from ..core.facts import Found, facts_in_text, kinds_for
+from ..core.items import loads_json
 from ..core.language import language_of
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -75,7 +75,7 @@ def last_question(text: str) -> str | None:
 def tool_outcome(text: str) -> tuple[bool, str]:
     """(ok, short description) for a tool output: its status/error fields or its gist."""
     try:
-        data = json.loads(text)
+        data = loads_json(text)
     except (TypeError, ValueError):
         data = None
     if isinstance(data, Mapping):

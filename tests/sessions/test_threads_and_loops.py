@@ -15,7 +15,7 @@ from ctxlab import SummarizingSession, TrimmingSession, validate_items
 
 from conftest import user
 from fakes import RecordingSummarizer
-from store_backends import Backend
+from store_backends import CONTRACT_KINDS, make_backend
 
 THREADS, LOOPS, PER_LOOP = 5, 5, 2
 TIMEOUT_S = 60
@@ -55,28 +55,25 @@ def expected_texts() -> list[str]:
                   for k in range(PER_LOOP))
 
 
-@pytest.fixture(params=["memory", "sqlite", "redis"])
-def store_kind(request):
-    if request.param == "redis":
-        request.getfixturevalue("redis_url")
-    return request.param
+#: Every store kind (the dict adapter needs its registration: it has its own tests).
+STORE_KINDS = [k for k in CONTRACT_KINDS if k != "dict"]
 
 
-def make(kind: str, tmp_path, redis_url: str | None, cls: Any = TrimmingSession, **kw: Any):
+def make(kind: str, tmp_path, request, cls: Any = TrimmingSession, **kw: Any):
     if kind == "memory":
         return cls(session_id="shared", **kw), None
-    backend = Backend(kind, tmp_path, redis_url)
+    backend = make_backend(kind, request, tmp_path)
     return cls(session_id="shared", store=backend.sdk("shared"), **kw), backend
 
 
 @pytest.mark.redis
+@pytest.mark.parametrize("store_kind", STORE_KINDS)
 @pytest.mark.parametrize("cls", ["trim", "summarize"])
 def test_threads_and_loops_share_one_session(store_kind, cls, tmp_path, request):
-    url = request.getfixturevalue("redis_url") if store_kind == "redis" else None
     if cls == "trim":
-        session, backend = make(store_kind, tmp_path, url, TrimmingSession, max_turns=4)
+        session, backend = make(store_kind, tmp_path, request, TrimmingSession, max_turns=4)
     else:
-        session, backend = make(store_kind, tmp_path, url, SummarizingSession,
+        session, backend = make(store_kind, tmp_path, request, SummarizingSession,
                                 keep_last_n_turns=2, context_limit=4,
                                 summarizer=RecordingSummarizer())
     errors = hammer(session)

@@ -1,6 +1,8 @@
-"""Real OS processes on one session: concurrent appends while folds trigger, and kill -9 in
-the middle of a summarization. On an SQLite file and on a Redis server (each worker process
-writes to both at once, which halves the interpreter start-ups)."""
+"""Real OS processes on one session: concurrent appends while folds trigger, kill -9 in the
+middle of a summarization, and the first use of a new session id by several processes at
+once. On every store several processes can share (``store_backends.MULTIPROCESS``: SQLite
+files, Redis, RedisStore on a server and on a cluster, PostgreSQL, ...): each worker process
+writes to all of them at once, which saves interpreter start-ups."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from ctxlab import item_text, segment_turns, validate_items
 from ctxlab.core.digest import prefix_digest
 
 from conftest import arun
-from store_backends import Backend, conversation
+from store_backends import MULTIPROCESS, Backend, conversation, make_backend
 from store_worker import make_session, open_store
 
 pytestmark = pytest.mark.redis
@@ -29,12 +31,14 @@ WORKER = Path(__file__).resolve().parent.parent / "store_worker.py"
 
 @pytest.fixture
 def backends(request, tmp_path) -> list[Backend]:
-    """SQLite always; Redis too when a server is available (required under CI=true)."""
-    found = [Backend("sqlite", tmp_path)]
-    try:
-        found.append(Backend("redis", tmp_path, request.getfixturevalue("redis_url")))
-    except pytest.skip.Exception as skipped:
-        print(f"Redis part not run: {skipped}")
+    """Every store kind several processes can share whose server is available (all of
+    them under CI=true, where a missing server fails the test)."""
+    found = []
+    for kind in MULTIPROCESS:
+        try:
+            found.append(make_backend(kind, request, tmp_path / kind))
+        except pytest.skip.Exception as skipped:
+            print(f"{kind} part not run: {skipped}")
     return found
 
 
@@ -57,14 +61,13 @@ def wait_for(paths: list[Path], procs: list[subprocess.Popen[str]], timeout: flo
 
 
 async def reopen(backend: Backend, session_id: str, **spec: Any):
-    """A fresh session in this process (the 'restarted' process), plus its client."""
-    store, client = open_store(backend.spec(), session_id)
-    return make_session({"keep": 2, "limit": 4, **spec}, store), client
+    """A fresh session in this process (the 'restarted' process), plus its backend."""
+    store, other = open_store(backend.spec(), session_id)
+    return make_session({"keep": 2, "limit": 4, **spec}, store), other
 
 
-async def closing(client: Any) -> None:
-    if client is not None:
-        await client.aclose()
+async def closing(other: Backend) -> None:
+    await other.aclose()
 
 
 def test_processes_append_while_folds_trigger(backends, tmp_path):
@@ -157,6 +160,43 @@ def test_kill_9_in_the_middle_of_a_summarization(backends, tmp_path):
             assert validate_items(view) == [] and view[2:] == expected[8:]
         finally:
             await closing(client)
+            await backend.aclose()
+
+    for backend in backends:
+        arun(check(backend))
+
+
+def test_processes_start_a_new_session_together(backends, tmp_path):
+    """Four processes take a session id nobody used (on PostgreSQL, in a schema whose tables
+    do not exist yet) at the same instant: first use is race-free (before: one process died
+    with UniqueViolationError on ctxlab_state_pkey in 2 of 3 runs) and no turn is lost."""
+    writers, turns = ["n0", "n1", "n2", "n3"], 3
+    spec = {"jobs": [{"store": b.spec(), "session_id": "brand-new"} for b in backends],
+            "turns": turns, "keep": 2, "limit": 4, "lease_ttl": 30,
+            "go_file": str(tmp_path / "go-new")}
+    procs = [spawn({**spec, "writer": w, "ready_file": str(tmp_path / f"ready-new-{w}")})
+             for w in writers]
+    try:
+        wait_for([tmp_path / f"ready-new-{w}" for w in writers], procs)
+        (tmp_path / "go-new").write_text("go")
+        for proc in procs:
+            _, err = proc.communicate(timeout=180)
+            assert proc.returncode == 0, err[-3000:]
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+
+    async def check(backend: Backend) -> None:
+        session, other = await reopen(backend, "brand-new")
+        try:
+            raw = await session.raw_items()
+            assert len(raw) == len(writers) * turns * 4, backend.kind
+            for w in writers:
+                assert [it for it in raw if f"{w} " in item_text(it)
+                        or f"-{w}-" in str(it.get("call_id", ""))] == conversation(turns, w)
+        finally:
+            await closing(other)
             await backend.aclose()
 
     for backend in backends:

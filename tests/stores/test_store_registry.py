@@ -16,6 +16,7 @@ from ctxlab.stores import (
     open_store,
     register_store,
     store_adapters,
+    unregister_store,
 )
 from ctxlab.stores.redis import redis_session_config
 
@@ -45,7 +46,7 @@ class NotebookSession:
 
 def test_builtin_adapters_are_registered_in_priority_order():
     names = [a.name for a in store_adapters()]
-    assert {"sqlite", "redis", "sqlalchemy", "encrypted"} <= set(names)
+    assert {"sqlite", "redis", "redis-store", "sqlalchemy", "encrypted"} <= set(names)
     assert names.index("encrypted") < names.index("sqlite")  # a wrapper is asked first
 
 
@@ -72,7 +73,8 @@ def test_a_new_backend_is_one_registration(tmp_path):
         with pytest.raises(ValueError, match="already registered"):
             register_store(StoreAdapter("notebook", lambda s: False))
     finally:
-        register_store(StoreAdapter("notebook", lambda s: False), replace=True)
+        assert unregister_store("notebook")
+    assert "notebook" not in [a.name for a in store_adapters()]
 
 
 def test_a_store_without_persistent_state_says_so(caplog):
@@ -97,3 +99,26 @@ def test_the_pinned_sdk_still_exposes_what_the_redis_adapter_reads():
     client = aioredis.Redis()  # never connects here
     session = RedisSession("r1", redis_client=client, key_prefix="p", ttl=60)
     assert redis_session_config(session) == (client, "p", 60.0)
+
+
+def test_the_pinned_sdk_still_exposes_what_the_sqlalchemy_adapter_reads(tmp_path):
+    from agents.extensions.memory.sqlalchemy_session import SQLAlchemySession
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from ctxlab.stores.sqlalchemy_log import SQLAlchemyLog, sdk_tables
+
+    engine = create_async_engine(f"sqlite+aiosqlite:///{tmp_path / 'x.db'}")
+    session = SQLAlchemySession("s1", engine=engine)
+    meta, sessions, messages = sdk_tables(session)
+    assert sessions.name == "agent_sessions"
+    assert {t.name for t in meta.sorted_tables} == {"agent_sessions", "agent_messages"}
+    assert {"id", "session_id", "message_data", "created_at"} <= set(messages.c.keys())
+    assert isinstance(open_store(session), SQLAlchemyLog)
+
+
+def test_an_adapter_given_a_foreign_state_store_keeps_the_state_there(tmp_path):
+    """open_store(store, state=...) asks the adapter itself (no special case for any
+    adapter): the direct ones fall back to the generic log with that state."""
+    side = MemoryStateStore("s")
+    log = open_store(SQLiteSession("s", tmp_path / "x.db"), state=side)
+    assert isinstance(log, SessionLog) and log.state is side

@@ -1,8 +1,9 @@
-"""Persistent stores: a real SQLite file and a real Redis server behind ctxlab's sessions.
+"""Persistent stores behind ctxlab's sessions: SQLite files, Redis (a server and a cluster),
+PostgreSQL, encrypted sessions (every kind of ``store_backends.KINDS``).
 
-Every test runs on both backends. "A new process" is simulated here by a fresh session
+Every test runs on every backend. "A new process" is simulated here by a fresh session
 object over a fresh SDK session (nothing shared in memory); test_multiprocess.py uses real
-OS processes.
+OS processes, test_store_contract.py checks each store's promises one by one.
 """
 
 from __future__ import annotations
@@ -18,15 +19,14 @@ from ctxlab.stores import StoreConflictError
 
 from conftest import arun, assistant, summary_reply, user
 from fakes import RecordingSummarizer
-from store_backends import KINDS, Backend, conversation, feed, turn
+from store_backends import KINDS, Backend, conversation, feed, make_backend, turn
 
 pytestmark = pytest.mark.redis
 
 
 @pytest.fixture(params=KINDS)
 def backend(request, tmp_path) -> Backend:
-    url = request.getfixturevalue("redis_url") if request.param == "redis" else None
-    return Backend(request.param, tmp_path, url)
+    return make_backend(request.param, request, tmp_path)
 
 
 def run(backend: Backend, test: Callable[[], Awaitable[None]]) -> None:
@@ -212,25 +212,19 @@ def test_state_is_kept_in_a_side_table_or_key_of_the_same_backend(backend):
     async def test():
         session = summarizing(backend, "side")
         await feed(session, 4)
-        if backend.kind in ("sqlite", "sqlalchemy", "encrypted"):  # one SQLite file each
-            import sqlite3
-
-            with sqlite3.connect(backend.path) as db:
-                rows = db.execute("SELECT session_id, version, data FROM ctxlab_state").fetchall()
-            assert [r[0] for r in rows] == ["side"] and rows[0][1] >= 1
-            if backend.kind == "encrypted":  # the summary is as secret as the items it folds
-                assert "TCK-40000" not in rows[0][2] and session.summary.text not in rows[0][2]
-                return
-            data = json.loads(rows[0][2])
-        else:
+        raw = await backend.stored_state_text("side")  # read with the backend's own client
+        assert raw is not None, f"no ctxlab state for the session in the {backend.kind} store"
+        if backend.kind == "encrypted":  # the summary is as secret as the items it folds
+            assert "TCK-40000" not in raw and session.summary.text not in raw
+            return
+        data = json.loads(raw)
+        assert data["generation"] == 1 and data["summary"]["turns"] == [1, 2]
+        assert data["summary"]["digest"] and data["summary"]["text"] == session.summary.text
+        if backend.kind == "redis":  # the SDK's layout: the side keys beside the SDK's keys
             base = f"{backend.prefix}:side"
             keys = await backend.keys("side")
             assert {k for k in keys if ":ctxlab:writer:" not in k} == {
                 base, f"{base}:messages", f"{base}:ctxlab:state"}
-            data = json.loads(await backend.client.hget(f"{backend.prefix}:side:ctxlab:state",
-                                                         "data"))
-        assert data["generation"] == 1 and data["summary"]["turns"] == [1, 2]
-        assert data["summary"]["digest"] and data["summary"]["text"] == session.summary.text
 
     run(backend, test)
 

@@ -1,0 +1,300 @@
+"""The raw log of an SDK ``SQLAlchemySession`` (PostgreSQL, SQLite, MySQL, ...), read and
+written by ctxlab directly in the SDK's own tables, with the side state beside it.
+
+* Items stay in the SDK's messages table, written the way ``SQLAlchemySession`` writes them
+  (same JSON), so a plain ``SQLAlchemySession`` with the same id reads the same
+  conversation, and writers of both kinds take the same lock: the session's row in the
+  SDK's sessions table.
+* Every operation is one transaction, and destructive ones (pop, clear, truncate) bump the
+  state's version and epoch in that same transaction, so a fold planned before them can
+  never land after them.
+* The index catches up cheaply: message ids only grow (writers hold the session's row
+  lock), rows only ever leave from the tail, so if the newest row the index knows still
+  exists, only rows with a larger id are new.
+
+The SDK reads rows in ``(created_at, id)`` order; ctxlab stamps each row with the
+database's clock *after* taking the session lock, so the two orders agree.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from .base import (
+    UNAVAILABLE_HINT,
+    Delta,
+    LogStore,
+    StoreConflictError,
+    StoredState,
+    StoreError,
+    StoreUnavailableError,
+    decode_data,
+    decode_entry,
+)
+from .sql_dialects import LoopEngines, db_timestamp, supports_upsert, upsert
+from .sqlalchemy import SQLAlchemyStateStore
+
+Row = tuple[int, str]
+
+
+def sdk_tables(session: Any) -> tuple[Any, Any, Any]:
+    """(metadata, sessions table, messages table) of an SDK ``SQLAlchemySession``.
+
+    The SDK keeps them in private attributes; this is the one place ctxlab reads them, and
+    ``tests/stores`` checks that the pinned SDK still has them."""
+    found = (getattr(session, "_metadata", None), getattr(session, "_sessions", None),
+             getattr(session, "_messages", None))
+    if any(t is None for t in found):
+        raise TypeError("this SQLAlchemySession does not expose its tables the way "
+                        "openai-agents 0.24 does; pass it through ctxlab's generic adapter")
+    return found  # type: ignore[return-value]
+
+
+def translate_sql_error(exc: BaseException) -> StoreError | None:
+    try:
+        from sqlalchemy import exc as sa_exc
+    except ImportError:  # pragma: no cover
+        return None
+    if isinstance(exc, (sa_exc.OperationalError, sa_exc.InterfaceError,
+                        sa_exc.DisconnectionError, ConnectionError, OSError, TimeoutError)):
+        return StoreUnavailableError(UNAVAILABLE_HINT)
+    if isinstance(exc, sa_exc.SQLAlchemyError):
+        return StoreError("The database rejected the operation; its transaction was rolled "
+                          "back, so nothing was changed by this call.")
+    return None
+
+
+class SQLAlchemyLog(LogStore):
+    """The log of an SDK ``SQLAlchemySession`` (see the module doc)."""
+
+    kind: ClassVar[str] = "sqlalchemy"
+    persistent: ClassVar[bool] = True
+
+    def __init__(self, session: Any, state: SQLAlchemyStateStore | None = None):
+        super().__init__()
+        meta, self._sessions, self._messages = sdk_tables(session)
+        self.sdk_session = session
+        self.session_id: str = session.session_id
+        self._ensure_ascii = bool(getattr(session, "_ensure_ascii", True))
+        create = bool(getattr(session, "_create_tables", False))
+        self.state: SQLAlchemyStateStore = state or SQLAlchemyStateStore(
+            session.engine, self.session_id, extra_metadata=(meta,) if create else ())
+        self.engines: LoopEngines = self.state.engines
+        self.dialect = self.engines.dialect
+        self._ids: list[int] = []  # row id of every item the caller's index holds
+
+    # -- helpers inside a transaction ------------------------------------------------------
+    async def _lock(self, conn: Any) -> None:
+        """Take the session's lock: upsert its row in the SDK's sessions table (the row the
+        SDK's own writers lock), creating it on first use without a race."""
+        from sqlalchemy import func, select
+
+        c = self._sessions.c
+        if supports_upsert(self.dialect):
+            await conn.execute(upsert(self.dialect, self._sessions,
+                                      {"session_id": self.session_id}, ["session_id"],
+                                      {"updated_at": func.current_timestamp()}))
+            return
+        from .sql_dialects import ensure_row
+
+        await ensure_row(conn, self.dialect, self._sessions,
+                         {"session_id": self.session_id}, c.session_id)
+        await conn.execute(select(c.session_id).where(
+            c.session_id == self.session_id).with_for_update())
+
+    def _rows(self, after: int, below: int | None = None) -> Any:
+        from sqlalchemy import select
+
+        m = self._messages.c
+        query = select(m.id, m.message_data).where(m.session_id == self.session_id,
+                                                   m.id >= after)
+        if below is not None:
+            query = query.where(m.id < below)
+        return query.order_by(m.id)
+
+    async def _catch_up(self, conn: Any, known: list[int], below: int | None = None
+                        ) -> tuple[int, list[Row]]:
+        """(how many known rows are still the log's prefix, the rows after them)."""
+        from sqlalchemy import select
+
+        if known:
+            rows = [(int(r[0]), r[1]) for r in await conn.execute(self._rows(known[-1], below))]
+            if rows and rows[0][0] == known[-1]:
+                return len(known), rows[1:]
+            m = self._messages.c
+            current = [int(r[0]) for r in await conn.execute(
+                select(m.id).where(m.session_id == self.session_id).order_by(m.id))]
+            keep = 0
+            for a, b in zip(known, current, strict=False):
+                if a != b:
+                    break
+                keep += 1
+            after = known[keep - 1] + 1 if keep else 0
+            return keep, [(int(r[0]), r[1]) for r in await conn.execute(
+                self._rows(after, below))]
+        return 0, [(int(r[0]), r[1]) for r in await conn.execute(self._rows(0, below))]
+
+    async def _catch_up_and_state(self, conn: Any, known: list[int], seen: int | None
+                                  ) -> tuple[int, list[Row], StoredState]:
+        """:meth:`_catch_up` and the state in one statement (one round trip) in the common
+        case: the newest known row still exists."""
+        from sqlalchemy import Integer, case, literal, null, select, union_all
+
+        st, m = self.state._state.c, self._messages.c
+        after = known[-1] if known else 0
+        state_part = select(literal(0, Integer).label("part"), st.version.label("id"),
+                            st.epoch.label("n"),
+                            case((st.version != (-1 if seen is None else seen), st.data),
+                                 else_=null()).label("body")
+                            ).where(st.session_id == self.session_id)
+        rows_part = select(literal(1, Integer), m.id, literal(0, Integer), m.message_data
+                           ).where(m.session_id == self.session_id, m.id >= after)
+        found = (await conn.execute(union_all(state_part, rows_part).order_by("part", "id"))
+                 ).all()
+        state = StoredState()
+        rows: list[Row] = []
+        for part, row_id, epoch, body in found:
+            if part == 0:
+                state = StoredState(int(row_id), int(epoch), decode_data(body))
+            else:
+                rows.append((int(row_id), body))
+        if not known:
+            return 0, rows, state
+        if rows and rows[0][0] == known[-1]:
+            return len(known), rows[1:], state
+        keep, rows = await self._catch_up(conn, known)  # a row we knew is gone: compare ids
+        return keep, rows, state
+
+    def _decode(self, rows: list[Row]) -> tuple[list[int], list[dict[str, Any]]]:
+        return [r[0] for r in rows], [decode_entry(r[1]) for r in rows]
+
+    def _advance(self, keep: int, ids: list[int]) -> None:
+        del self._ids[keep:]
+        self._ids.extend(ids)
+
+    async def _begin(self) -> Any:
+        await self.state.ready()
+        return self.engines.current().begin()
+
+    # -- operations ------------------------------------------------------------------------
+    async def _sync(self) -> Delta:
+        known, seen = list(self._ids), self._state_version
+        await self.state.ready()
+        engine = self.engines.current()
+        async with engine.connect() as conn:
+            if self.dialect in ("postgresql", "mysql", "mariadb"):  # one snapshot for both
+                conn = await conn.execution_options(isolation_level="REPEATABLE READ")
+            async with conn.begin():
+                keep, rows, state = await self._catch_up_and_state(conn, known, seen)
+        ids, items = self._decode(rows)
+        self._advance(keep, ids)
+        return Delta(keep, items, self._state_delta(state))
+
+    async def _append(self, items: list[dict[str, Any]]) -> Delta:
+        from sqlalchemy import insert
+
+        known, seen = list(self._ids), self._state_version
+        payloads = [json.dumps(item, ensure_ascii=self._ensure_ascii, separators=(",", ":"))
+                    for item in items]
+        stamp = db_timestamp(self.dialect)
+        async with await self._begin() as conn:
+            await self._lock(conn)
+            await conn.execute(insert(self._messages).values([
+                {"session_id": self.session_id, "message_data": data, "created_at": stamp}
+                for data in payloads]))
+            keep, rows, state = await self._catch_up_and_state(conn, known, seen)
+        mine, others = rows[len(rows) - len(payloads):], rows[: len(rows) - len(payloads)]
+        ids, decoded = self._decode(others)
+        self._advance(keep, [*ids, *(r[0] for r in mine)])
+        return Delta(keep, [*decoded, *items], self._state_delta(state))
+
+    async def _pop(self) -> tuple[dict[str, Any] | None, Delta]:
+        from sqlalchemy import delete, func, select
+
+        known, seen = list(self._ids), self._state_version
+        m = self._messages.c
+        async with await self._begin() as conn:
+            await self._lock(conn)
+            keep, rows = await self._catch_up(conn, known)
+            last = (await conn.execute(select(func.max(m.id)).where(
+                m.session_id == self.session_id))).scalar()
+            popped_raw = None
+            if last is not None:
+                popped_raw = (await conn.execute(select(m.message_data).where(
+                    m.id == last))).scalar()
+                await conn.execute(delete(self._messages).where(m.id == last))
+                await self.state.ensure_row(conn)
+                await self.state.bump(conn)
+            state = await self.state.read(conn, seen)
+        ids, items = self._decode(rows)
+        popped: dict[str, Any] | None = None
+        if last is not None:
+            popped = decode_entry(popped_raw) if popped_raw is not None else None
+            if ids and ids[-1] == last:
+                ids.pop()
+                items.pop()
+            elif not ids and keep and known[keep - 1] == last:
+                keep -= 1
+        self._advance(keep, ids)
+        return popped, Delta(keep, items, self._state_delta(state))
+
+    async def _clear(self) -> Delta:
+        from sqlalchemy import delete
+
+        seen = self._state_version
+        async with await self._begin() as conn:
+            await self._lock(conn)
+            await conn.execute(delete(self._messages).where(
+                self._messages.c.session_id == self.session_id))
+            await conn.execute(delete(self._sessions).where(
+                self._sessions.c.session_id == self.session_id))
+            await self.state.ensure_row(conn)
+            await self.state.bump(conn, data=None)
+            await self.state.drop_checkpoints(conn)
+            state = await self.state.read(conn, seen)
+        self._ids.clear()
+        return Delta(0, [], self._state_delta(state))
+
+    async def _truncate(
+        self, length: int, data: Mapping[str, Any] | None, expected_version: int
+    ) -> tuple[list[dict[str, Any]], Delta]:
+        from sqlalchemy import delete, select
+
+        known, seen = list(self._ids), self._state_version
+        m = self._messages.c
+        async with await self._begin() as conn:
+            await self._lock(conn)
+            await self.state.ensure_row(conn)
+            if not await self.state.bump(conn, data=data, expected=expected_version):
+                raise StoreConflictError("the session state changed meanwhile; retry")
+            keep, rows = await self._catch_up(conn, known)
+            removed = [(int(r[0]), r[1]) for r in await conn.execute(
+                select(m.id, m.message_data).where(m.session_id == self.session_id)
+                .order_by(m.id).offset(length))]
+            if removed:
+                await conn.execute(delete(self._messages).where(
+                    m.session_id == self.session_id, m.id >= removed[0][0]))
+            state = await self.state.read(conn, seen)
+        ids, items = self._decode(rows)
+        keep = min(keep, length)
+        ids, items = ids[: max(0, length - keep)], items[: max(0, length - keep)]
+        self._advance(keep, ids)
+        return self._decode(removed)[1], Delta(keep, items, self._state_delta(state))
+
+    def reset_cursor(self) -> None:
+        self._ids.clear()
+        self._state_version = None
+
+    def spawn(self, session_id: str) -> SQLAlchemyLog:
+        other = type(self.sdk_session)(session_id, engine=self.engines.original,
+                                       create_tables=False)
+        return SQLAlchemyLog(other, self.state.for_session(session_id))
+
+    def describe(self) -> str:
+        url = self.engines.original.url
+        return f"{url.get_backend_name()} database {url.render_as_string(hide_password=True)!r}"
+
+    def _translate(self, exc: BaseException) -> StoreError | None:
+        return translate_sql_error(exc)
