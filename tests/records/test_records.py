@@ -91,7 +91,7 @@ def test_bad_records_and_versions_are_refused_and_nothing_is_written(records):
 
 
 HOSTILE = ["a:b", "../etc/passwd", "*", "u1*", "", "x" * 200, "dana@example.com",
-           "' OR 1=1 --", "{tag}", "user 1", "-rf", ".hidden", "\u00fcser", "a\nb"]
+           "' OR 1=1 --", "a/b", "user 1", "-rf", ".hidden", "\u00fcser", "a\nb"]
 
 
 def test_hostile_user_ids_are_refused_with_a_clear_error_and_nothing_is_stored(records):
@@ -106,6 +106,19 @@ def test_hostile_user_ids_are_refused_with_a_clear_error_and_nothing_is_stored(r
         with pytest.raises(InvalidUserIdError, match="record key"):
             await records.put("u1", "a:b", {"x": 1}, expected_version=0)
         assert await records.namespaces() == []
+        await records.aclose()
+
+    arun(go())
+
+
+def test_braces_are_a_valid_user_id_and_stay_apart_from_the_bare_name(records):
+    # session ids may contain braces (RedisStore encodes them inside its hash tag), and a
+    # user id follows the same rule: "{tag}" and "tag" are two users
+    async def go():
+        await records.put("{tag}", "memory", {"who": "braced"}, expected_version=0)
+        await records.put("tag", "memory", {"who": "bare"}, expected_version=0)
+        assert (await records.get("{tag}", "memory")).data == {"who": "braced"}
+        assert (await records.get("tag", "memory")).data == {"who": "bare"}
         await records.aclose()
 
     arun(go())
