@@ -5,7 +5,7 @@ The record is what the summarizer *knows*; the summary text is only its renderin
 the previous fold and renders again; it never re-reads its own text. The record holds
 
 * the facts, per entity with their history, and the constraints and commitments
-  (:class:`ctxlab.core.tracker.FactTracker`);
+  (:class:`ctxlab.facts.tracker.FactTracker`);
 * the reported problems, per device, open or resolved (and when);
 * the troubleshooting steps: what the agent asked the customer to do (or a tool call) and
   the result the customer reported; small talk is not a step;
@@ -14,7 +14,7 @@ the previous fold and renders again; it never re-reads its own text. The record 
   amounts, account ids) with the order they were last mentioned in.
 
 The fact tracker also counts the letters of the customer's messages (CJK characters and
-Latin letters, :class:`ctxlab.core.language.LanguageCount`): a conversation whose customer
+Latin letters, :class:`ctxlab.facts.language.LanguageCount`): a conversation whose customer
 writes Chinese gets a Chinese summary (:attr:`HandoverRecord.language`).
 
 Everything is bounded (the newest entries are kept, with counts of what was left out), so
@@ -30,13 +30,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core import cues
-from ..core.facts import facts_in_text
-from ..core.identifiers import find_identifiers
 from ..core.items import is_call, is_output, item_kind, item_text, pair_key
-from ..core.language import Language
-from ..core.statements import sentences
-from ..core.tracker import FactTracker, device_noun
+from ..facts import cues
+from ..facts.identifiers import find_identifiers
+from ..facts.language import Language
+from ..facts.statements import sentences
+from ..facts.tracker import FactTracker, device_noun
+from ..facts.typed import facts_in_text
 from .doubts import Doubts
 from .text import describe_outcome, gist, is_question, last_question, tool_outcome
 

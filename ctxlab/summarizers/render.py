@@ -6,7 +6,7 @@ with nothing to report is left out. Identifier values appear in one place only, 
 **Identifiers** section, each with its device when the chat has several (or the customer,
 the case) and, when it changed, what it was before (``v1.1.0 (laptop; earlier: v1.0.2
 until turn 13)``: every ctxlab reader treats an ``earlier:`` note as no longer current,
-:mod:`ctxlab.core.staleness`). Within a kind, values are listed in the order they were
+:mod:`ctxlab.facts.staleness`). Within a kind, values are listed in the order they were
 last mentioned, so the last one is the one the conversation mentioned last. Values that
 only ever came from tool results are listed under their own bullet, ``Firmware (from
 tools): ...``, so a reader can prefer what the customer said, as it would in the raw
@@ -26,7 +26,7 @@ unless they alone exceed the budget.
 
 A conversation whose customer writes Chinese (:attr:`HandoverRecord.language`) gets the same
 note in Chinese: the headings of :data:`~ctxlab.summarizers.prompt.SUMMARY_SECTIONS_ZH`,
-labels from :data:`ctxlab.core.cues.LABELS_ZH` (``手机号：13600002222（此前：15800001111
+labels from :data:`ctxlab.facts.cues.LABELS_ZH` (``手机号：13600002222（此前：15800001111
 至第5轮）``; 此前 is a stale label every reader knows) and the phrases of :data:`PHRASES`.
 Structure, order, tiers and the token bound are the same in both languages.
 """
@@ -38,10 +38,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..core import cues
-from ..core.facts import ALL_FACT_KINDS, facts_in_text
 from ..core.tokens import DEFAULT_ENCODING, get_token_counter
-from ..core.tracker import RECORDS, Period, Slot
+from ..facts import cues
+from ..facts.tracker import RECORDS, Period, Slot
+from ..facts.typed import ALL_FACT_KINDS, facts_in_text
 from .doubts import MARKERS
 from .prompt import SUMMARY_SECTIONS, summary_sections
 from .record import OTHER_KINDS, HandoverRecord
