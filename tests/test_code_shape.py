@@ -30,10 +30,6 @@ ALLOWED: dict[str, str] = {
     "ctxlab/cli.py:_replay": "complexity 31",
     # core: the item model; facts: the fact model and its tracker
     "ctxlab/facts/statements.py:current_statements": "complexity 21",
-    "ctxlab/facts/tracker.py:FactTracker": "class of 462 lines",
-    "ctxlab/facts/tracker.py:FactTracker._serials": "complexity 29",
-    "ctxlab/facts/tracker.py:FactTracker._update": "complexity 28",
-    "ctxlab/facts/tracker.py:FactTracker.observe_text": "complexity 26",
     # course
     "ctxlab/course/corpora/convert.py:_chat_to_items": "complexity 30, 95 lines",
     "ctxlab/course/corpora/records.py:locate_facts": "complexity 23",

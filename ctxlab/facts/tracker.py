@@ -40,49 +40,44 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from ..core.items import is_call, is_output, item_kind, item_text, loads_json, pair_key
 from . import cues
-from .language import Language, LanguageCount
-from .statements import (
-    Statement,
-    closest,
-    find_commitments,
-    find_constraints,
-    find_done,
-    same_promise,
+from .entities import (
+    CASE,
+    CASE_KINDS,
+    CONVERSATION_KINDS,
+    CUSTOMER,
+    CUSTOMER_KINDS,
+    MAX_CALLS,
+    MAX_DEVICES,
+    MAX_PERIODS,
+    MAX_REVISIONS,
+    MAX_STATEMENTS,
+    MAX_VALUES,
+    RECORDS,
+    SINGLE_VALUED,
+    Entity,
+    Period,
+    Role,
+    Said,
+    Slot,
+    Status,
+    slot_key,
 )
+from .language import Language, LanguageCount
+from .said import StatementBook
+from .slots import SlotBook
 from .typed import ALL_FACT_KINDS, Found, facts_in_text, kinds_for
 
-Role = Literal["user", "assistant", "note", "call", "output"]
-
-CUSTOMER = "customer"
-CASE = "case"
-RECORDS = "records"
-
-#: Kinds where a new value replaces the current one (per entity).
-SINGLE_VALUED = frozenset({"email", "firmware", "serial", "phone", "model"})
-#: Kinds that belong to the device being discussed, or to the case when there is none.
-CASE_KINDS = frozenset({"ticket", "order", "rma", "reservation", "date"})
-#: Kinds that belong to the customer (a tool's value the customer never gave is a record).
-CUSTOMER_KINDS = frozenset({"email", "phone"})
-#: Kinds read only where they are said in conversation, not in tool traffic.
-CONVERSATION_KINDS = frozenset({"date"})
-
-#: Current values kept per multi-valued slot (the newest); older ones are retired.
-MAX_VALUES = 24
-#: Periods (value histories) kept per slot (the newest).
-MAX_PERIODS = 12
-#: Earlier versions kept per constraint topic or commitment key.
-MAX_REVISIONS = 4
-#: Constraints (and, separately, commitments) in force kept (the newest).
-MAX_STATEMENTS = 12
-#: Devices kept (the most recently discussed; the focus is always kept).
-MAX_DEVICES = 6
-#: Pending tool calls remembered (the newest).
-MAX_CALLS = 64
+#: Names of the tracker's record, importable from here as before the split.
+__all__ = [
+    "CASE", "CASE_KINDS", "CONVERSATION_KINDS", "CUSTOMER", "CUSTOMER_KINDS", "MAX_CALLS",
+    "MAX_DEVICES", "MAX_PERIODS", "MAX_REVISIONS", "MAX_STATEMENTS", "MAX_VALUES", "RECORDS",
+    "SINGLE_VALUED", "TRACKER_FORMAT", "Entity", "FactTracker", "Period", "Role", "Said",
+    "Slot", "Status", "device_noun", "is_update",
+]
 
 #: Kinds in the order a text's values are read: what identifies a device first, so that a
 #: ticket in the same sentence is filed under the device, not the case.
@@ -111,101 +106,7 @@ _UPDATE = re.compile(cues.words(cues.UPDATE, end=False), _FLAGS)
 _CORRECTION = re.compile(cues.words(cues.CORRECTION, end=False), _FLAGS)
 
 
-@dataclass
-class Period:
-    """``value`` was current from turn ``since`` until turn ``until`` (None: still is),
-    when ``by`` replaced it (None: retired without a replacement)."""
-
-    value: str
-    since: int
-    until: int | None = None
-    by: str | None = None
-
-
-@dataclass
-class Slot:
-    """One fact kind of one entity: its periods, oldest first, and for every value the
-    sequence number of its latest mention presented as current (``seen``) and of its latest
-    mention in conversation (``said``; 0: it only came from tools)."""
-
-    entity: str
-    kind: str
-    periods: list[Period] = field(default_factory=list)
-    seen: dict[str, int] = field(default_factory=dict)
-    said: dict[str, int] = field(default_factory=dict)
-    dropped: int = 0  # periods no longer kept
-
-    @property
-    def multi(self) -> bool:
-        return self.kind not in SINGLE_VALUED
-
-    def current(self) -> list[str]:
-        """Current values, oldest first."""
-        return [p.value for p in self.periods if p.until is None]
-
-    def earlier(self) -> list[Period]:
-        """Periods that ended, newest first."""
-        return [p for p in reversed(self.periods) if p.until is not None]
-
-    def is_current(self, value: str) -> bool:
-        return any(p.value == value and p.until is None for p in self.periods)
-
-    def ever(self, value: str) -> bool:
-        return any(p.value == value for p in self.periods)
-
-
-@dataclass
-class Entity:
-    """Something facts belong to: the customer, a device, the case, tool records."""
-
-    id: str
-    kind: str
-    noun: str | None = None
-    number: int = 1  # among entities with the same noun
-    opened: int = 0
-    model: str | None = None
-    active: int = 0  # sequence number of its latest mention or focus
-
-    @property
-    def label(self) -> str:
-        return self.label_in("en")
-
-    def label_in(self, language: str) -> str:
-        """How a summary in ``language`` (``"en"``, ``"zh"``) names the entity."""
-        names = cues.labels(language)
-        if self.kind == "device":
-            noun = self.noun or names["device"]
-            return noun if self.number == 1 else f"{noun} #{self.number}"
-        return names.get(self.kind, self.kind)
-
-
-@dataclass
-class Said:
-    """A constraint or commitment as said, with the turn it was said in and, once revised
-    or done, the turn that ended it."""
-
-    kind: str
-    topic: str
-    text: str
-    turn: int
-    until: int | None = None
-    done: bool = False
-
-
-@dataclass(frozen=True)
-class Status:
-    """What the tracker knows about one value of a kind: whether it is current, and if not,
-    what replaced it and when."""
-
-    kind: str
-    value: str
-    entity: str
-    current: bool
-    replaced_by: tuple[str, ...] = ()
-    since: int | None = None
-
-
-class FactTracker:
+class FactTracker(SlotBook, StatementBook):
     """Read a conversation item by item and keep its facts per entity (module docstring).
 
     Args:
@@ -255,7 +156,7 @@ class FactTracker:
                         {str(k): int(v) for k, v in raw.get("seen", {}).items()},
                         {str(k): int(v) for k, v in raw.get("said", {}).items()},
                         int(raw.get("dropped", 0)))
-            self.slots[_key(slot.entity, slot.kind)] = slot
+            self.slots[slot_key(slot.entity, slot.kind)] = slot
         self.statements = [Said(**s) for s in state.get("statements", ())]
         self.calls = {str(k): str(v) for k, v in state.get("calls", {}).items()}
         self.dropped_devices = int(state.get("dropped_devices", 0))
@@ -306,34 +207,47 @@ class FactTracker:
 
     def observe_text(self, text: str, role: Role, *, call_id: str | None = None) -> None:
         """Read one text said by ``role`` (``call``/``output`` texts are tool traffic)."""
-        data = _json(text) if role in ("call", "output") else None
+        tool = role in ("call", "output")
+        data = _json(text) if tool else None
         if role == "user":
             self.letters.add(text)
             self._switch_device(text)
         facts = facts_in_text(text, kinds=self.kinds(text))
-        if role in ("call", "output"):
+        if tool:
             facts = [f for f in facts if f.kind not in CONVERSATION_KINDS]
         subject = self._subject(role, facts, data, call_id)
+        self._track_call(role, call_id, subject)
+        self._note_model(data, subject)
+        self._file_facts(text, role, facts, subject)
+        self._statements(text, role)
+
+    def _track_call(self, role: Role, call_id: str | None, subject: str | None) -> None:
+        """Remember which entity a pending tool call is about, until its output arrives."""
         if role == "call" and call_id:
             self.calls[call_id] = subject or ""
             while len(self.calls) > MAX_CALLS:
                 self.calls.pop(next(iter(self.calls)))
         elif role == "output" and call_id:
             self.calls.pop(call_id, None)
+
+    def _note_model(self, data: Any, subject: str | None) -> None:
+        """A tool's record of the device names its model."""
         if isinstance(data, Mapping) and subject in self.entities:
             model = data.get("model")
             if isinstance(model, str) and model.strip():
                 self.entities[subject].model = model.strip()
+
+    def _file_facts(self, text: str, role: Role, facts: Sequence[Found],
+                    subject: str | None) -> None:
+        """File each kind's values under its entity, in :data:`_READING_ORDER`."""
         by_kind: dict[str, list[Found]] = {}
         for fact in facts:
             by_kind.setdefault(fact.kind, []).append(fact)
         tool = role in ("call", "output")
         update = not tool and _UPDATE.search(text) is not None
         correction = role == "user" and _CORRECTION.search(text) is not None
-        for kind in _READING_ORDER:
-            found = by_kind.get(kind)
-            if not found:
-                continue
+        for kind in (k for k in _READING_ORDER if by_kind.get(k)):
+            found = by_kind[kind]
             if kind == "serial":
                 self._serials(found, role, subject, correction)
                 continue
@@ -343,7 +257,6 @@ class FactTracker:
                 current = self.slot(entity, kind).current()
                 if current:
                     self.entities[entity].model = current[-1]
-        self._statements(text, role)
 
     # -- entities ----------------------------------------------------------------------
     def _new_entity(self, kind: str, noun: str | None = None) -> str:
@@ -387,12 +300,6 @@ class FactTracker:
             return
         self.focus = self._new_entity("device", noun)
 
-    def _serial_owner(self, value: str) -> str | None:
-        for slot in self.slots.values():
-            if slot.kind == "serial" and slot.is_current(value):
-                return slot.entity
-        return None
-
     def _subject(self, role: Role, facts: Sequence[Found], data: Any,
                  call_id: str | None) -> str | None:
         """The device (or entity) this text is about."""
@@ -400,7 +307,7 @@ class FactTracker:
         if isinstance(data, Mapping) and isinstance(data.get("serial"), str):
             serials.insert(0, data["serial"])
         for value in serials:
-            owner = self._serial_owner(value)
+            owner = self._owner("serial", value)
             if owner is not None:
                 if role in ("user", "call"):
                     self.focus = owner
@@ -414,18 +321,11 @@ class FactTracker:
                     return owner
         return self.focus
 
-    def _owner(self, kind: str, value: str) -> str | None:
-        """The entity ``value`` is a current value of (None: none)."""
-        for slot in self.slots.values():
-            if slot.kind == kind and slot.is_current(value):
-                return slot.entity
-        return None
-
     def _entity_for(self, kind: str, found: Sequence[Found], role: Role,
                     subject: str | None) -> str:
         if kind in CUSTOMER_KINDS:
             if role in ("call", "output"):
-                slot = self.slots.get(_key(CUSTOMER, kind))
+                slot = self.slots.get(slot_key(CUSTOMER, kind))
                 if slot is not None and any(slot.ever(f.value) for f in found):
                     return CUSTOMER
                 return self._new_entity(RECORDS)
@@ -447,222 +347,54 @@ class FactTracker:
 
     def _serials(self, found: Sequence[Found], role: Role, subject: str | None,
                  correction: bool) -> None:
+        """File serials: a known serial is mentioned again (its device is the focus); a new
+        one replaces a serial the text marks as old, corrects the focus's serial, or goes
+        to the device still waiting for one; a marked serial with no successor retires."""
         marked = [f.value for f in found if f.stale]
-        for fact in found:
-            if fact.stale:
-                continue
-            value = fact.value
-            owner = self._serial_owner(value)
-            if owner is not None:
-                self._mention(owner, "serial", value, role)
-                continue
-            old = next((m for m in marked if self._serial_owner(m)), None)
-            if old is not None:
-                entity = self._serial_owner(old)
-                assert entity is not None
-                self._replace(entity, "serial", [old], value, role)
-                self.focus = entity
-                continue
-            focus = self.entities.get(subject or self.focus or "")
-            target: str
-            if (focus is not None and focus.kind == "device" and correction and role == "user"
-                    and self.slot(focus.id, "serial").current()):
-                self._replace(focus.id, "serial", self.slot(focus.id, "serial").current(),
-                              value, role)
-                continue
-            waiting = [e for e in self.devices()
-                       if not self.slots.get(_key(e.id, "serial"))
-                       or not self.slots[_key(e.id, "serial")].current()]
-            if focus is not None and focus.kind == "device" and focus in waiting:
-                target = focus.id
-            elif waiting:  # the latest device we have no serial for yet
-                target = max(waiting, key=lambda e: e.opened).id
-            else:
-                target = self._new_entity("device", None)
-            self._add(target, "serial", value, role)
-            if role in ("user", "call"):
-                self.focus = target
+        for fact in (f for f in found if not f.stale):
+            self._serial(fact.value, marked, role, subject, correction)
         for value in marked:
-            owner = self._serial_owner(value)
+            owner = self._owner("serial", value)
             if owner is not None and not any(not f.stale for f in found):
                 self._retire(owner, "serial", value)
 
-    # -- slots -------------------------------------------------------------------------
-    def slot(self, entity: str, kind: str) -> Slot:
-        key = _key(entity, kind)
-        if key not in self.slots:
-            self.slots[key] = Slot(entity, kind)
-        return self.slots[key]
-
-    def _mention(self, entity: str, kind: str, value: str, role: Role) -> None:
-        slot = self.slot(entity, kind)
-        self.seq += 1
-        if entity in self.entities:
-            self.entities[entity].active = self.seq
-        slot.seen[value] = self.seq
-        slot.said[value] = self.seq if role not in ("call", "output") else slot.said.get(value, 0)
-
-    def _add(self, entity: str, kind: str, value: str, role: Role) -> None:
-        slot = self.slot(entity, kind)
-        slot.periods.append(Period(value, self.turn))
-        self._mention(entity, kind, value, role)
-        self._bound(slot)
-
-    def _replace(self, entity: str, kind: str, old: Sequence[str], value: str,
-                 role: Role) -> None:
-        slot = self.slot(entity, kind)
-        for period in slot.periods:
-            if period.until is None and period.value in old:
-                period.until, period.by = self.turn, value
-        self._add(entity, kind, value, role)
-
-    def _retire(self, entity: str, kind: str, value: str) -> None:
-        for period in self.slot(entity, kind).periods:
-            if period.until is None and period.value == value:
-                period.until = self.turn
-
-    def _update(self, entity: str, kind: str, found: Sequence[Found], role: Role, *,
-                update: bool) -> None:
-        slot = self.slot(entity, kind)
-        marked = [f.value for f in found if f.stale and slot.is_current(f.value)]
-        fresh = list(dict.fromkeys(f.value for f in found if not f.stale))
-        # A value the text explicitly marks as replaced ("replaces": X, "X was merged
-        # into Y") ends wherever it is current, even if it was filed under another entity.
-        elsewhere = [(other, f.value) for f in found if f.stale and f.value not in marked
-                     for other in self.slots.values()
-                     if other.kind == kind and other is not slot and other.is_current(f.value)]
-        for other, value in elsewhere:
-            for period in other.periods:
-                if period.until is None and period.value == value:
-                    period.until, period.by = self.turn, (fresh[0] if fresh else None)
-        for value in fresh:
-            if slot.is_current(value):
-                self._mention(entity, kind, value, role)
-                continue
-            if marked:
-                self._replace(entity, kind, [marked.pop(0)], value, role)
-            elif slot.current() and (not slot.multi or update) and not elsewhere:
-                old = slot.current() if not slot.multi else [
-                    max(slot.current(), key=lambda v: slot.seen.get(v, 0))]
-                self._replace(entity, kind, old, value, role)
-            else:
-                self._add(entity, kind, value, role)
-        if not fresh:
-            for value in marked:
-                self._retire(entity, kind, value)
-
-    def _bound(self, slot: Slot) -> None:
-        current = [p for p in slot.periods if p.until is None]
-        if len(current) > MAX_VALUES:
-            for period in sorted(current, key=lambda p: slot.seen.get(p.value, 0))[
-                    : len(current) - MAX_VALUES]:
-                period.until = self.turn
-        ended = [p for p in slot.periods if p.until is not None]
-        if len(ended) > MAX_PERIODS:
-            drop = {id(p) for p in ended[: len(ended) - MAX_PERIODS]}
-            slot.periods = [p for p in slot.periods if id(p) not in drop]
-            slot.dropped += len(drop)
-        live = {p.value for p in slot.periods}
-        for table in (slot.seen, slot.said):
-            for value in [v for v in table if v not in live]:
-                del table[value]
-
-    # -- statements --------------------------------------------------------------------
-    def _statements(self, text: str, role: Role) -> None:
-        if role in ("user", "note"):
-            for statement in find_constraints(text):
-                if not statement.stale:
-                    self._say(statement)
-        if role in ("assistant", "note"):
-            for statement in find_done(text):
-                if not statement.stale:
-                    for said in self.current_statements("commitment"):
-                        if same_promise(said.topic, statement.topic):
-                            said.until, said.done = self.turn, True
-            for statement in find_commitments(text):
-                if not statement.stale:
-                    self._say(statement)
-
-    def _say(self, statement: Statement) -> None:
-        current = self.current_statements(statement.kind)
-        same = [s for s in current if s.text == statement.text]
-        if same:
+    def _serial(self, value: str, marked: Sequence[str], role: Role, subject: str | None,
+                correction: bool) -> None:
+        owner = self._owner("serial", value)
+        if owner is not None:
+            self._mention(owner, "serial", value, role)
             return
-        if statement.kind == "commitment":
-            for said in current:
-                if said.topic == statement.topic:
-                    said.until = self.turn
-        elif statement.revises:
-            earlier = closest([s for s in current if s.topic == statement.topic],
-                              statement.text, lambda s: s.text)
-            if earlier is not None:
-                earlier.until = self.turn
-        self.statements.append(Said(statement.kind, statement.topic, statement.text, self.turn))
-        in_force = self.current_statements(statement.kind)
-        for old in in_force[: max(0, len(in_force) - MAX_STATEMENTS)]:
-            old.until = self.turn
-        ended = [s for s in self.statements if s.until is not None and s.topic == statement.topic
-                 and s.kind == statement.kind]
-        if len(ended) > MAX_REVISIONS:
-            gone = {id(s) for s in ended[: len(ended) - MAX_REVISIONS]}
-            self.statements = [s for s in self.statements if id(s) not in gone]
+        old = next((m for m in marked if self._owner("serial", m)), None)
+        if old is not None:
+            entity = self._owner("serial", old)
+            assert entity is not None
+            self._replace(entity, "serial", [old], value, role)
+            self.focus = entity
+            return
+        focus = self.entities.get(subject or self.focus or "")
+        if focus is not None and focus.kind != "device":
+            focus = None
+        if (focus is not None and correction and role == "user"
+                and self.slot(focus.id, "serial").current()):
+            self._replace(focus.id, "serial", self.slot(focus.id, "serial").current(),
+                          value, role)
+            return
+        target = self._serial_target(focus)
+        self._add(target, "serial", value, role)
+        if role in ("user", "call"):
+            self.focus = target
 
-    def current_statements(self, kind: str) -> list[Said]:
-        """Constraints (``kind="constraint"``) or commitments still in force, in order."""
-        return [s for s in self.statements if s.kind == kind and s.until is None]
-
-    def revisions(self, said: Said) -> list[Said]:
-        """Earlier versions of a current statement (same kind and topic, ended when it was
-        said), newest first."""
-        return [s for s in reversed(self.statements)
-                if s.kind == said.kind and s.topic == said.topic and s.until == said.turn
-                and not s.done and s is not said]
-
-    def replacement(self, said: Said) -> Said | None:
-        """The statement in force that replaced an ended one (None: none did)."""
-        if said.until is None:
-            return None
-        later = [s for s in self.current_statements(said.kind)
-                 if s.topic == said.topic and s.turn == said.until]
-        return closest(later, said.text, lambda s: s.text)
-
-    # -- queries -----------------------------------------------------------------------
-    def current(self, kind: str, entity: str | None = None) -> list[str]:
-        """Current values of ``kind`` (of one entity, or all), by latest mention."""
-        values: list[tuple[int, str]] = []
-        for slot in self.slots.values():
-            if slot.kind == kind and (entity is None or slot.entity == entity):
-                values += [(slot.seen.get(v, 0), v) for v in slot.current()]
-        return [v for _, v in sorted(values)]
-
-    def status(self, kind: str, value: str) -> Status | None:
-        """Whether ``value`` of ``kind`` is current (None: never seen). A value current in
-        any slot counts as current."""
-        found: Status | None = None
-        for slot in self.slots.values():
-            if slot.kind != kind or not slot.ever(value):
-                continue
-            if slot.is_current(value):
-                return Status(kind, value, slot.entity, True)
-            last = [p for p in slot.periods if p.value == value][-1]
-            found = Status(kind, value, slot.entity, False, self._successors(slot, last),
-                           last.until)
-        return found
-
-    def _successors(self, slot: Slot, period: Period) -> tuple[str, ...]:
-        """The current values that took the place of an ended period: follow what replaced
-        it (in any slot of the kind) to a value that is still current; else the slot's
-        current values."""
-        target, seen = period.by, set()
-        while target is not None and target not in seen:
-            seen.add(target)
-            for other in self.slots.values():
-                if other.kind == slot.kind and other.is_current(target):
-                    return (target,)
-            later = [p for s in self.slots.values() if s.kind == slot.kind
-                     for p in s.periods if p.value == target and p.until is not None]
-            target = later[-1].by if later else None
-        return tuple(slot.current())
+    def _serial_target(self, focus: Entity | None) -> str:
+        """The device a new serial belongs to: the focused device if it has none yet, else
+        the latest device without one, else a new device."""
+        waiting = [e for e in self.devices()
+                   if not self.slots.get(slot_key(e.id, "serial"))
+                   or not self.slots[slot_key(e.id, "serial")].current()]
+        if focus is not None and focus in waiting:
+            return focus.id
+        if waiting:  # the latest device we have no serial for yet
+            return max(waiting, key=lambda e: e.opened).id
+        return self._new_entity("device", None)
 
     def label(self, entity: str) -> str:
         found = self.entities.get(entity)
@@ -684,10 +416,6 @@ def device_noun(text: str) -> str | None:
         if match.group("det") or noun not in _AMBIGUOUS:
             return noun
     return None
-
-
-def _key(entity: str, kind: str) -> str:
-    return f"{entity}|{kind}"
 
 
 def _call_id(item: Mapping[str, Any]) -> str | None:
