@@ -219,17 +219,21 @@ def current_statements(statements: Sequence[Statement]) -> list[Statement]:
             current = [s for s in current
                        if not (s.kind == "commitment" and same_promise(s.topic, statement.topic))]
             continue
-        same_text = [s for s in current if s.text == statement.text]
-        if same_text:
-            current = [s for s in current if s.text != statement.text]
-        elif statement.kind == "commitment":
-            current = [s for s in current
-                       if not (s.kind == "commitment" and s.topic == statement.topic)]
-        elif statement.revises:
-            earlier = [s for s in current if s.kind == "constraint" and s.topic == statement.topic]
-            replaced = closest(earlier, statement.text, lambda s: s.text)
-            if replaced is not None:
-                current.remove(replaced)
+        current = _without_replaced(current, statement)
         current.append(statement)
     return current
 
+
+def _without_replaced(current: list[Statement], statement: Statement) -> list[Statement]:
+    """``current`` without what ``statement`` replaces: the same text (refreshed), the
+    commitment with its key, or the closest current constraint on its topic it revises."""
+    if any(s.text == statement.text for s in current):
+        return [s for s in current if s.text != statement.text]
+    if statement.kind == "commitment":
+        return [s for s in current if not (s.kind == "commitment" and s.topic == statement.topic)]
+    if statement.revises:
+        earlier = [s for s in current if s.kind == "constraint" and s.topic == statement.topic]
+        replaced = closest(earlier, statement.text, lambda s: s.text)
+        if replaced is not None:
+            current.remove(replaced)
+    return current

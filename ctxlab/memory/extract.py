@@ -46,7 +46,7 @@ from ..facts.identifiers import find_identifiers
 from ..facts.language import ZH_SHARE, Language, decide, has_cjk, letter_counts
 from ..facts.statements import find_commitments, find_constraints, find_done, sentences
 from ..facts.tracker import device_noun, is_update
-from ..facts.typed import ALL_FACT_KINDS, FACT_KINDS, find_facts, latest_fact
+from ..facts.typed import ALL_FACT_KINDS, FACT_KINDS, Found, find_facts, latest_fact
 from .playbook import match_symptoms
 from .state import MIN_LANGUAGE_LETTERS, StatePatch, SupportState
 
@@ -213,23 +213,36 @@ class RuleBasedStateExtractor:
                language: str) -> None:
         chinese = language == "zh" or any(has_cjk(item_text(it)) for it in items)
         facts = find_facts(list(items), kinds=ALL_FACT_KINDS if chinese else FACT_KINDS)
-        fields = {**FACT_FIELDS, **ZH_FACT_FIELDS} if chinese else FACT_FIELDS
+        self._latest_facts(facts, patch, {**FACT_FIELDS, **ZH_FACT_FIELDS} if chinese
+                           else FACT_FIELDS)
+        self._error_codes(items, facts["error_code"], patch, state)
+        reservations = [f.value for f in facts["reservation"]]
+        if reservations:
+            patch.add["issue.reservation_ids"] = list(dict.fromkeys(reservations))
+
+    @classmethod
+    def _latest_facts(cls, facts: Mapping[str, list[Found]], patch: StatePatch,
+                      fields: Mapping[str, str]) -> None:
+        """Each field takes the latest value of its kind (a date only from a message)."""
         for kind, path in fields.items():
             found = facts[kind] if kind != "date" else [f for f in facts[kind] if f.in_message]
             fact = latest_fact(found)
             if fact is not None:
-                self._set(patch, path, fact.value, "message" if fact.in_message else "tool")
-        errors = [f for f in facts["error_code"] if f.source == "user" and not f.stale]
+                cls._set(patch, path, fact.value, "message" if fact.in_message else "tool")
+
+    @staticmethod
+    def _error_codes(items: Sequence[Item], found: Sequence[Found], patch: StatePatch,
+                     state: SupportState) -> None:
+        """The customer's error codes are added, or replace the latest one when the message
+        says so ("a new error code instead")."""
+        errors = [f for f in found if f.source == "user" and not f.stale]
         new = [f.value for f in errors if f.value not in state.issue.error_codes]
         replaces = state.issue.error_codes and new and any(
             is_update(item_text(items[f.index])) for f in errors if f.value in new)
-        if replaces:  # "a new error code instead": it replaces the latest one
+        if replaces:
             patch.replace["issue.error_codes"] = {state.issue.error_codes[-1]: new[-1]}
         elif errors:
             patch.add["issue.error_codes"] = list(dict.fromkeys(f.value for f in errors))
-        reservations = [f.value for f in facts["reservation"]]
-        if reservations:
-            patch.add["issue.reservation_ids"] = list(dict.fromkeys(reservations))
 
     def _user_messages(self, items: Sequence[Item], state: SupportState, patch: StatePatch) -> None:
         texts = [item_text(it) for it in items if item_kind(it) == "user"]

@@ -279,23 +279,36 @@ class HandoverRecord:
         if _USER_ACTION.search(text) and not is_question(text):
             self._step(Step(self.turn, "customer", gist(text, self.gist_words), entity))
         if resolved:
-            open_ = [i for i in self.issues if i.resolved is None]
-            mine = [i for i in open_ if i.entity == entity] or open_
-            if mine:
-                mine[-1].resolved = self.turn
-        if (_SYMPTOM.search(text) and not is_question(text)
-                and (not resolved or new_problem)
-                and (new_problem or not self.issues or device_noun(text)
-                     or _ERROR.search(text))):
-            open_here = [i for i in self.issues if i.resolved is None and i.entity == entity]
-            if not open_here or new_problem:
-                report = _NEW_PROBLEM_LEAD.sub("", text).strip() or text
-                if resolved:  # "That fixed it. Now a different problem: ..."
-                    report = _NEW_PROBLEM_LEAD.sub("", report[_NEW_PROBLEM.search(
-                        report).start():] if _NEW_PROBLEM.search(report) else report)
-                self.issues.append(Issue(entity, gist(report, self.gist_words * 2), self.turn))
-                self._bound_issues()
+            self._resolve(entity)
+        if self._reports_problem(text, resolved, new_problem):
+            self._open_issue(text, entity, resolved, new_problem)
         self.question = None
+
+    def _resolve(self, entity: str | None) -> None:
+        """The customer says it works: the latest open issue (of this entity, if any) ends."""
+        open_ = [i for i in self.issues if i.resolved is None]
+        mine = [i for i in open_ if i.entity == entity] or open_
+        if mine:
+            mine[-1].resolved = self.turn
+
+    def _reports_problem(self, text: str, resolved: bool, new_problem: bool) -> bool:
+        """A statement of a symptom (not a question, not a "fixed it") that is a new
+        problem, the first one, about a named device, or with an error."""
+        if not _SYMPTOM.search(text) or is_question(text) or (resolved and not new_problem):
+            return False
+        return bool(new_problem or not self.issues or device_noun(text) or _ERROR.search(text))
+
+    def _open_issue(self, text: str, entity: str | None, resolved: bool,
+                    new_problem: bool) -> None:
+        open_here = [i for i in self.issues if i.resolved is None and i.entity == entity]
+        if open_here and not new_problem:
+            return
+        report = _NEW_PROBLEM_LEAD.sub("", text).strip() or text
+        if resolved:  # "That fixed it. Now a different problem: ..."
+            report = _NEW_PROBLEM_LEAD.sub("", report[_NEW_PROBLEM.search(
+                report).start():] if _NEW_PROBLEM.search(report) else report)
+        self.issues.append(Issue(entity, gist(report, self.gist_words * 2), self.turn))
+        self._bound_issues()
 
     def _assistant(self, text: str) -> None:
         actions = []
