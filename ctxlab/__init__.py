@@ -26,18 +26,6 @@ from .context.compaction import (
     ToolOutputCompactor,
     compact_tool_output,
 )
-from .core.facts import (
-    ALL_FACT_KINDS,
-    FACT_KINDS,
-    Found,
-    find_facts,
-    kinds_for,
-    latest_fact,
-)
-from .core.identifiers import (
-    find_identifiers,
-    identifier_values,
-)
 from .core.items import (
     ITEM_KINDS,
     content_text,
@@ -48,10 +36,6 @@ from .core.items import (
     item_type,
     model_safe,
     shape_problem,
-)
-from .core.language import (
-    conversation_language,
-    language_of,
 )
 from .core.ledger import (
     STATE_COLORS,
@@ -85,8 +69,6 @@ from .core.session_ids import (
     check_session_id,
     new_session_id,
 )
-from .core.staleness import stale_marks
-from .core.statements import find_commitments, find_constraints
 from .core.tokens import (
     ITEM_OVERHEAD_TOKENS,
     TokenCounter,
@@ -97,7 +79,6 @@ from .core.tokens import (
     encoding_for_model,
     get_token_counter,
 )
-from .core.tracker import FactTracker
 from .core.turns import (
     Segmentation,
     Turn,
@@ -112,6 +93,25 @@ from .core.validate import (
     repair,
     safe_cut,
     validate_items,
+)
+from .facts.identifiers import (
+    find_identifiers,
+    identifier_values,
+)
+from .facts.language import (
+    conversation_language,
+    language_of,
+)
+from .facts.staleness import stale_marks
+from .facts.statements import find_commitments, find_constraints
+from .facts.tracker import FactTracker
+from .facts.typed import (
+    ALL_FACT_KINDS,
+    FACT_KINDS,
+    Found,
+    find_facts,
+    kinds_for,
+    latest_fact,
 )
 from .handoffs import (
     FullHistory,

@@ -1,14 +1,17 @@
 """The package's layering, read from the import statements themselves.
 
-The library (core, policies, sessions, stores, context, summarizers, memory, observe) never
-imports the course, visualisation or evaluation packages, so an engineer who uses ctxlab in
-an agent loads none of the teaching code; and ``import ctxlab.sessions`` loads no course
-module in a fresh interpreter.
+The library (core, facts, policies, sessions, stores, context, summarizers, memory,
+observe, ...) never imports the course, visualisation or evaluation packages, so an engineer
+who uses ctxlab in an agent loads none of the teaching code; and ``import ctxlab.sessions``
+loads no course module in a fresh interpreter. Core is the item model and imports nothing
+above it; the fact model (``ctxlab.facts``) reads items and imports only core. The old paths
+of the moved fact modules (``ctxlab.core.facts``, ...) are shims that are the moved modules.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 import json
 import subprocess
 import sys
@@ -16,9 +19,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "ctxlab"
-LIBRARY = ("core", "policies", "sessions", "stores", "context", "summarizers", "memory",
+LIBRARY = ("core", "facts", "policies", "sessions", "stores", "context", "summarizers", "memory",
            "observe", "records", "hub", "longterm", "handoffs", "preload")
 FORBIDDEN = ("course", "viz", "eval", "cli")
+#: Old core path -> the fact-model module it now is (a shim that replaces itself).
+MOVED = {"cues": "cues", "facts": "typed", "identifiers": "identifiers", "language": "language",
+         "spans": "spans", "staleness": "staleness", "statements": "statements",
+         "tracker": "tracker"}
 
 
 def imported_modules(path: Path) -> list[tuple[int, str]]:
@@ -54,6 +61,34 @@ def test_the_library_never_imports_course_viz_or_eval():
                 if top in FORBIDDEN:
                     offences.append(f"{path.relative_to(ROOT)}:{line} imports {name}")
     assert offences == []
+
+
+def offences_outside(layer: str, allowed: tuple[str, ...], skip=()) -> list[str]:
+    offences = []
+    for path in sorted((PACKAGE / layer).rglob("*.py")):
+        if path.stem in skip and path.parent == PACKAGE / layer:
+            continue
+        for line, name in imported_modules(path):
+            if not name.startswith(allowed):
+                offences.append(f"{path.relative_to(ROOT)}:{line} imports {name}")
+    return offences
+
+
+def test_core_is_the_item_model_and_imports_nothing_above_it():
+    assert offences_outside("core", ("ctxlab.core",), skip=MOVED) == []
+
+
+def test_the_fact_model_reads_items_and_imports_only_core():
+    assert offences_outside("facts", ("ctxlab.core.", "ctxlab.facts")) == []
+
+
+def test_the_old_core_paths_of_the_fact_model_are_the_moved_modules():
+    for old, new in MOVED.items():
+        shim = PACKAGE / "core" / f"{old}.py"
+        assert [n for _, n in imported_modules(shim)] == ["ctxlab.facts", f"ctxlab.facts.{new}"]
+        moved = importlib.import_module(f"ctxlab.facts.{new}")
+        assert importlib.import_module(f"ctxlab.core.{old}") is moved
+    assert offences_outside("core", ("ctxlab.core",)) != []  # the checker sees the shims
 
 
 def test_the_checker_sees_relative_and_nested_imports(tmp_path):

@@ -8,7 +8,7 @@ may need:
 * **JSON**: the top-level fields that name or identify something (``status``, ``error``,
   ``*_id``, ``serial``, ``rma``, ``email``, ...) verbatim, other short top-level values,
   nested objects as their keys and lists as their length, and then **every identifier**
-  found anywhere in the payload (:func:`ctxlab.core.identifiers.identifier_values`; a long run
+  found anywhere in the payload (:func:`ctxlab.facts.identifiers.identifier_values`; a long run
   of timestamps is shown as its count and range);
 * **text**: its first characters, then the identifiers of the rest.
 
@@ -31,10 +31,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from ..core.identifiers import STRICT_KINDS, find_identifiers
 from ..core.items import item_text, item_type, loads_json
 from ..core.tokens import DEFAULT_ENCODING, ITEM_OVERHEAD_TOKENS, TokenCounter, get_token_counter
 from ..core.turns import turn_starts
+from ..facts.identifiers import STRICT_KINDS, find_identifiers
 
 if TYPE_CHECKING:
     from agents.run_config import CallModelData, ModelInputData

@@ -15,7 +15,9 @@ The Agents SDK stores these shapes in a session, and every function here accepts
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal, get_args
 
 from .schema import (
@@ -172,6 +174,66 @@ def _dump(value: Any) -> str:
         return str(value)
 
 
+def _call_text(item: Mapping[str, Any], kind: str) -> str:
+    args = item.get("arguments") if kind == "function_call" else item.get("input")
+    return f"{item.get('name', '')}({_dump(args) if args is not None else ''})"
+
+
+def _output_text(item: Mapping[str, Any], kind: str) -> str:
+    output = item.get("output", item.get("result", item.get("tools")))
+    if isinstance(output, list):
+        return content_text(output) or _dump(output)
+    return _dump(output) if output is not None else ""
+
+
+def _hosted_call_text(item: Mapping[str, Any], kind: str) -> str:
+    detail = item.get("action") or item.get("operation") or item.get("arguments")
+    detail = detail if detail is not None else item.get("code")
+    return f"{kind}({_dump(detail) if detail is not None else ''})"
+
+
+def _reasoning_text(item: Mapping[str, Any], kind: str) -> str:
+    return content_text(list(item.get("summary") or []) + list(item.get("content") or []))
+
+
+def _mcp_text(item: Mapping[str, Any], kind: str) -> str:
+    text = f"{item.get('name', '')}({_dump(item.get('arguments', ''))})"
+    if item.get("output"):
+        text += f" -> {_dump(item['output'])}"
+    return text
+
+
+def _web_search_text(item: Mapping[str, Any], kind: str) -> str:
+    action = item.get("action")
+    if isinstance(action, Mapping) and action.get("query"):
+        return f"web_search({action['query']})"
+    return "web_search()"
+
+
+_TextReader = Callable[[Mapping[str, Any], str], str]
+
+#: How each item type reads as text, in order: the first entry whose types hold the
+#: item's type reads it (a call type that is also in a later set is read by the earlier).
+_TEXT_READERS: tuple[tuple[Container[str], _TextReader], ...] = (
+    (("message",), lambda item, kind: content_text(item.get("content"))),
+    (("function_call", "custom_tool_call"), _call_text),
+    (OUTPUT_CALL_TYPES, _output_text),
+    (CALL_OUTPUT_TYPES, _hosted_call_text),
+    (("reasoning",), _reasoning_text),
+    (("mcp_call", "mcp_approval_request"), _mcp_text),
+    (("web_search_call",), _web_search_text),
+    (("file_search_call",), lambda item, kind: f"file_search({_dump(item.get('queries', []))})"),
+    (("code_interpreter_call",), lambda item, kind: item.get("code") or ""),
+    (("compaction", "compaction_trigger"), lambda item, kind: "[compacted history]"),
+    (("item_reference",), lambda item, kind: f"[reference {item.get('id', '')}]"),
+)
+
+
+@lru_cache(maxsize=256)
+def _text_reader(kind: str) -> _TextReader | None:
+    return next((read for types, read in _TEXT_READERS if kind in types), None)
+
+
 def item_text(item: Mapping[str, Any]) -> str:
     """The text a model reads from an item, for display, search and token counting.
 
@@ -180,42 +242,8 @@ def item_text(item: Mapping[str, Any]) -> str:
     action. Images and files appear as short placeholders such as ``[image]``.
     """
     kind = item_type(item)
-    if kind == "message":
-        return content_text(item.get("content"))
-    if kind in ("function_call", "custom_tool_call"):
-        args = item.get("arguments") if kind == "function_call" else item.get("input")
-        return f"{item.get('name', '')}({_dump(args) if args is not None else ''})"
-    if kind in OUTPUT_CALL_TYPES:
-        output = item.get("output", item.get("result", item.get("tools")))
-        if isinstance(output, list):
-            return content_text(output) or _dump(output)
-        return _dump(output) if output is not None else ""
-    if kind in CALL_OUTPUT_TYPES:
-        detail = item.get("action") or item.get("operation") or item.get("arguments")
-        detail = detail if detail is not None else item.get("code")
-        return f"{kind}({_dump(detail) if detail is not None else ''})"
-    if kind == "reasoning":
-        parts = list(item.get("summary") or []) + list(item.get("content") or [])
-        return content_text(parts)
-    if kind in ("mcp_call", "mcp_approval_request"):
-        text = f"{item.get('name', '')}({_dump(item.get('arguments', ''))})"
-        if item.get("output"):
-            text += f" -> {_dump(item['output'])}"
-        return text
-    if kind == "web_search_call":
-        action = item.get("action")
-        if isinstance(action, Mapping) and action.get("query"):
-            return f"web_search({action['query']})"
-        return "web_search()"
-    if kind == "file_search_call":
-        return f"file_search({_dump(item.get('queries', []))})"
-    if kind == "code_interpreter_call":
-        return item.get("code") or ""
-    if kind in ("compaction", "compaction_trigger"):
-        return "[compacted history]"
-    if kind == "item_reference":
-        return f"[reference {item.get('id', '')}]"
-    return ""
+    read = _text_reader(kind)
+    return read(item, kind) if read is not None else ""
 
 
 def preview(text: str, width: int = 80) -> str:
@@ -244,26 +272,23 @@ def describe_items(
 # ---------------------------------------------------------------------------- shape
 
 
-def shape_problem(item: Any) -> str | None:
-    """Why ``item`` cannot be stored as a Responses input item, or None if it can.
+def _common_shape(item: dict) -> bool:
+    """True for the shapes the Runner stores (plain messages, function calls and outputs),
+    valid as checked here in a few lookups."""
+    raw = item.get("type")
+    if raw is None or raw == "message":
+        return item.get("role") in MESSAGE_ROLES and type(item.get("content")) is str
+    if raw != "function_call" and raw != "function_call_output":
+        return False
+    cid = item.get("call_id")
+    if type(cid) is not str or not cid:
+        return False
+    if raw == "function_call":
+        return type(item.get("name")) is str and type(item.get("arguments")) is str
+    return type(item.get("output")) is str
 
-    This checks one item on its own (the sequence rules live in :mod:`ctxlab.core.validate`):
-    it must be a dict, have a known ``type`` (or a ``role``, for untyped messages), carry the
-    keys its type requires, and hold content of the right type.
-    """
-    if type(item) is dict:  # the shapes the Runner stores, checked in a few lookups
-        raw = item.get("type")
-        if raw is None or raw == "message":
-            if item.get("role") in MESSAGE_ROLES and type(item.get("content")) is str:
-                return None
-        elif raw == "function_call" or raw == "function_call_output":
-            cid = item.get("call_id")
-            if type(cid) is str and cid and (
-                (raw == "function_call" and type(item.get("name")) is str
-                 and type(item.get("arguments")) is str)
-                or (raw == "function_call_output" and type(item.get("output")) is str)
-            ):
-                return None
+
+def _type_problem(item: Any) -> str | None:
     if not isinstance(item, Mapping):
         return f"expected a dict (a Responses input item), got {type(item).__name__}"
     raw_type = item.get("type")
@@ -272,33 +297,79 @@ def shape_problem(item: Any) -> str | None:
     if raw_type is not None and not isinstance(raw_type, str):
         return f"'type' must be a string, got {type(raw_type).__name__}"
     kind = item_type(item)
-    if kind not in known_types():
-        return f"unknown item type {kind!r}"
+    return None if kind in known_types() else f"unknown item type {kind!r}"
+
+
+def _required_problem(item: Mapping[str, Any], kind: str) -> str | None:
+    schema = item_schemas().get(kind)
+    missing = sorted(k for k in schema.required if k not in item) if schema is not None else []
+    if missing:
+        return f"{kind} item is missing required key(s): {', '.join(missing)}"
+    return None
+
+
+def _pair_id_problem(item: Mapping[str, Any], kind: str) -> str | None:
+    if kind not in CALL_OUTPUT_TYPES and kind not in OUTPUT_CALL_TYPES:
+        return None
+    key = _OUTPUT_ID_KEY.get(kind, "call_id")
+    value = item.get(key)
+    anonymous_ok = kind in ("tool_search_call", "tool_search_output")
+    if value is None and not anonymous_ok:
+        return f"{kind} item has no {key!r}, so it cannot be matched to its pair"
+    if value is not None and (not isinstance(value, str) or not value):
+        return f"{kind} item has a {key!r} that is not a non-empty string: {value!r}"
+    return None
+
+
+def _function_call_problem(item: Mapping[str, Any], kind: str) -> str | None:
+    for key in ("name", "arguments"):
+        if not isinstance(item.get(key), str):
+            return f"function_call {key!r} must be a string, got {type(item.get(key)).__name__}"
+    return None
+
+
+def _tool_output_problem(item: Mapping[str, Any], kind: str) -> str | None:
+    output = item.get("output")
+    if not isinstance(output, (str, list)):
+        return f"{kind} 'output' must be a string or a list, got {type(output).__name__}"
+    return None
+
+
+def _reasoning_problem(item: Mapping[str, Any], kind: str) -> str | None:
+    if not isinstance(item.get("summary"), list):
+        return f"reasoning 'summary' must be a list, got {type(item.get('summary')).__name__}"
+    return None
+
+
+#: The field checks of one item type, after its required keys and pair id.
+_FIELD_CHECKS: dict[str, Callable[[Mapping[str, Any], str], str | None]] = {
+    "function_call": _function_call_problem,
+    "function_call_output": _tool_output_problem,
+    "custom_tool_call_output": _tool_output_problem,
+    "reasoning": _reasoning_problem,
+}
+
+
+def shape_problem(item: Any) -> str | None:
+    """Why ``item`` cannot be stored as a Responses input item, or None if it can.
+
+    This checks one item on its own (the sequence rules live in :mod:`ctxlab.core.validate`):
+    it must be a dict, have a known ``type`` (or a ``role``, for untyped messages), carry the
+    keys its type requires, and hold content of the right type.
+    """
+    if type(item) is dict and _common_shape(item):
+        return None
+    problem = _type_problem(item)
+    if problem is not None:
+        return problem
+    kind = item_type(item)
     if kind == "message":
         return _message_problem(item)
-    schema = item_schemas().get(kind)
-    if schema is not None:
-        missing = sorted(k for k in schema.required if k not in item)
-        if missing:
-            return f"{kind} item is missing required key(s): {', '.join(missing)}"
-    if kind in CALL_OUTPUT_TYPES or kind in OUTPUT_CALL_TYPES:
-        key = _OUTPUT_ID_KEY.get(kind, "call_id")
-        value = item.get(key)
-        anonymous_ok = kind in ("tool_search_call", "tool_search_output")
-        if value is None and not anonymous_ok:
-            return f"{kind} item has no {key!r}, so it cannot be matched to its pair"
-        if value is not None and (not isinstance(value, str) or not value):
-            return f"{kind} item has a {key!r} that is not a non-empty string: {value!r}"
-    if kind == "function_call":
-        for key in ("name", "arguments"):
-            if not isinstance(item.get(key), str):
-                return f"function_call {key!r} must be a string, got {type(item.get(key)).__name__}"
-    if kind in ("function_call_output", "custom_tool_call_output"):
-        output = item.get("output")
-        if not isinstance(output, (str, list)):
-            return f"{kind} 'output' must be a string or a list, got {type(output).__name__}"
-    if kind == "reasoning" and not isinstance(item.get("summary"), list):
-        return f"reasoning 'summary' must be a list, got {type(item.get('summary')).__name__}"
+    field_check = _FIELD_CHECKS.get(kind)
+    for check in (_required_problem, _pair_id_problem, field_check):
+        problem = check(item, kind) if check is not None else None
+        if problem is not None:
+            return problem
     return None
 
 
@@ -413,55 +484,74 @@ def json_problem(value: Any, *, max_depth: int = MAX_DEPTH) -> str | None:
     """
     if is_flat_json(value):
         return None  # flat, ASCII strings only: JSON as it is (the common case, made cheap)
-    stack: set[int] = set()
+    return _walk(value, "", 0, _Walk(max_depth, set()))
 
-    def walk(node: Any, path: str, depth: int) -> str | None:
-        cls = type(node)
-        if node is None or cls is bool:
-            return None
-        if cls is str:
-            try:
-                node.encode("utf-8")
-            except UnicodeEncodeError:
-                return f"{path or 'value'} is a string with a lone surrogate (not valid UTF-8)"
-            return None
-        if cls is int:
-            if abs(node) > MAX_INT:
-                return f"{path or 'value'} is an integer too large for JSON (beyond 64 bits)"
-            return None
-        if cls is float:
-            if node != node or node in (float("inf"), float("-inf")):
-                return f"{path or 'value'} is {node!r}, which JSON cannot represent"
-            return None
-        if isinstance(node, (Mapping, list, tuple)):
-            if depth >= max_depth:
-                return f"{path or 'value'} nests deeper than {max_depth} levels"
-            if id(node) in stack:
-                return f"{path or 'value'} contains a circular reference"
-            stack.add(id(node))
-            try:
-                if isinstance(node, Mapping):
-                    for key, child in node.items():
-                        if not isinstance(key, str):
-                            return (f"{path or 'value'} has a key that is not a string: "
-                                    f"{key!r} ({type(key).__name__})")
-                        found = walk(child, f"{path}.{key}" if path else key, depth + 1)
-                        if found:
-                            return found
-                else:
-                    for n, child in enumerate(node):
-                        found = walk(child, f"{path}[{n}]", depth + 1)
-                        if found:
-                            return found
-            finally:
-                stack.discard(id(node))
-            return None
-        if isinstance(node, (int, float, str)):  # subclasses (enums, numpy scalars, ...)
-            return walk(_plain(node), path, depth)
-        return (f"{path or 'value'} is a {cls.__name__}, which is not JSON "
-                "(convert it to a string, number, list or dict first)")
 
-    return walk(value, "", 0)
+@dataclass
+class _Walk:
+    max_depth: int
+    open: set[int]  # ids of the containers being walked (a circular reference reaches one)
+
+
+def _str_problem(node: str, where: str) -> str | None:
+    try:
+        node.encode("utf-8")
+    except UnicodeEncodeError:
+        return f"{where} is a string with a lone surrogate (not valid UTF-8)"
+    return None
+
+
+def _int_problem(node: int, where: str) -> str | None:
+    if abs(node) > MAX_INT:
+        return f"{where} is an integer too large for JSON (beyond 64 bits)"
+    return None
+
+
+def _float_problem(node: float, where: str) -> str | None:
+    if node != node or node in (float("inf"), float("-inf")):
+        return f"{where} is {node!r}, which JSON cannot represent"
+    return None
+
+
+_SCALAR_CHECKS: dict[type, Callable[[Any, str], str | None]] = {
+    str: _str_problem, int: _int_problem, float: _float_problem,
+}
+
+
+def _walk(node: Any, path: str, depth: int, walk: _Walk) -> str | None:
+    cls = type(node)
+    if node is None or cls is bool:
+        return None
+    check = _SCALAR_CHECKS.get(cls)
+    if check is not None:
+        return check(node, path or "value")
+    if isinstance(node, (Mapping, list, tuple)):
+        return _walk_container(node, path, depth, walk)
+    if isinstance(node, (int, float, str)):  # subclasses (enums, numpy scalars, ...)
+        return _walk(_plain(node), path, depth, walk)
+    return (f"{path or 'value'} is a {cls.__name__}, which is not JSON "
+            "(convert it to a string, number, list or dict first)")
+
+
+def _walk_container(node: Any, path: str, depth: int, walk: _Walk) -> str | None:
+    if depth >= walk.max_depth:
+        return f"{path or 'value'} nests deeper than {walk.max_depth} levels"
+    if id(node) in walk.open:
+        return f"{path or 'value'} contains a circular reference"
+    is_map = isinstance(node, Mapping)
+    walk.open.add(id(node))
+    try:
+        for key, child in node.items() if is_map else enumerate(node):
+            if is_map and not isinstance(key, str):
+                return (f"{path or 'value'} has a key that is not a string: "
+                        f"{key!r} ({type(key).__name__})")
+            child_path = (f"{path}.{key}" if path else key) if is_map else f"{path}[{key}]"
+            found = _walk(child, child_path, depth + 1, walk)
+            if found:
+                return found
+    finally:
+        walk.open.discard(id(node))
+    return None
 
 
 def _plain(value: Any) -> Any:

@@ -67,7 +67,7 @@ def _last_turn_start(items: Sequence[Mapping[str, Any]]) -> int:
 
 
 def _language(items: Sequence[Mapping[str, Any]]) -> str:
-    from ..core.language import conversation_language
+    from ..facts.language import conversation_language
 
     return conversation_language(list(items))
 

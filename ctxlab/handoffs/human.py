@@ -21,7 +21,7 @@ from typing import Any
 from agents.models.interface import Model
 
 from ..core.items import is_user_message, item_text
-from ..core.language import language_of
+from ..facts.language import language_of
 
 #: What the desk says after filing a case ({case} is its id).
 DESK_REPLY = ("I've passed your case to a member of our support staff (case {case}). They can "

@@ -26,9 +26,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.facts import facts_in_text
 from ..core.items import is_user_message, item_text
 from ..core.turns import segment_turns
+from ..facts.typed import facts_in_text
 
 Item = Mapping[str, Any]
 

@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..core.facts import ALL_FACT_KINDS, facts_in_text
 from ..core.items import is_user_message, item_text
-from ..core.language import has_cjk
-from ..core.statements import find_constraints, find_done
+from ..facts.language import has_cjk
+from ..facts.statements import find_constraints, find_done
+from ..facts.typed import ALL_FACT_KINDS, facts_in_text
 from ..memory.fts import query_terms
 from ..memory.state import Noted, StatePatch, SupportState, UserProfile
 from ..memory.state_memory import StateExtractor, StateMemory

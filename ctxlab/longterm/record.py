@@ -22,7 +22,7 @@ import hashlib
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..core.language import Language
+from ..facts.language import Language
 from ..memory.state import UserProfile
 
 #: The record key long-term memory keeps a user's memory under.

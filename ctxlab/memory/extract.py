@@ -2,13 +2,13 @@
 
 It reuses the course's shared definitions instead of new patterns where they exist:
 
-* :func:`ctxlab.core.facts.find_facts` for ticket, serial, firmware, error code, email,
+* :func:`ctxlab.facts.typed.find_facts` for ticket, serial, firmware, error code, email,
   order, RMA and reservation values (the latest one said in conversation wins over one
   only seen in tool traffic); in a Chinese conversation also the model number
   (``issue.device_model``: 型号是BCD-123), the phone number (``user.phone``) and the date
   agreed in conversation (``issue.date``: 12月11日; dates in tool results are records such
   as purchase dates and are left out);
-* :func:`ctxlab.core.identifiers.find_identifiers` for names, phone numbers and account ids
+* :func:`ctxlab.facts.identifiers.find_identifiers` for names, phone numbers and account ids
   (snake_case ids such as ``mia_li_3668``) in user messages;
 * :func:`ctxlab.memory.playbook.match_symptoms` for the issue category;
 * top-level JSON fields of tool outputs (``model``, ``status`` next to an id, ``membership``,
@@ -22,7 +22,7 @@ payment ids (``certificate_...``, ``credit_card_...``) never do.
 Milestones are tool results (``check_warranty SN-1: status covered | rma RMA-2``), actions
 the user reports ("Factory reset done.") and commitments the agent makes ("I've opened
 ticket TCK-1"). Constraints the customer sets and promises the agent makes are found by
-:mod:`ctxlab.core.statements` (the same rules the summarizer uses). The next action is the
+:mod:`ctxlab.facts.statements` (the same rules the summarizer uses). The next action is the
 agent's last open question, or the first step it asked the user to try; a reply that asks
 for nothing clears it.
 
@@ -41,12 +41,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..context.compaction import KEY_FIELD, tool_names
-from ..core.facts import ALL_FACT_KINDS, FACT_KINDS, find_facts, latest_fact
-from ..core.identifiers import find_identifiers
 from ..core.items import is_call, is_output, item_kind, item_text, item_type, loads_json
-from ..core.language import ZH_SHARE, Language, decide, has_cjk, letter_counts
-from ..core.statements import find_commitments, find_constraints, find_done, sentences
-from ..core.tracker import device_noun, is_update
+from ..facts.identifiers import find_identifiers
+from ..facts.language import ZH_SHARE, Language, decide, has_cjk, letter_counts
+from ..facts.statements import find_commitments, find_constraints, find_done, sentences
+from ..facts.tracker import device_noun, is_update
+from ..facts.typed import ALL_FACT_KINDS, FACT_KINDS, Found, find_facts, latest_fact
 from .playbook import match_symptoms
 from .state import MIN_LANGUAGE_LETTERS, StatePatch, SupportState
 
@@ -213,23 +213,36 @@ class RuleBasedStateExtractor:
                language: str) -> None:
         chinese = language == "zh" or any(has_cjk(item_text(it)) for it in items)
         facts = find_facts(list(items), kinds=ALL_FACT_KINDS if chinese else FACT_KINDS)
-        fields = {**FACT_FIELDS, **ZH_FACT_FIELDS} if chinese else FACT_FIELDS
+        self._latest_facts(facts, patch, {**FACT_FIELDS, **ZH_FACT_FIELDS} if chinese
+                           else FACT_FIELDS)
+        self._error_codes(items, facts["error_code"], patch, state)
+        reservations = [f.value for f in facts["reservation"]]
+        if reservations:
+            patch.add["issue.reservation_ids"] = list(dict.fromkeys(reservations))
+
+    @classmethod
+    def _latest_facts(cls, facts: Mapping[str, list[Found]], patch: StatePatch,
+                      fields: Mapping[str, str]) -> None:
+        """Each field takes the latest value of its kind (a date only from a message)."""
         for kind, path in fields.items():
             found = facts[kind] if kind != "date" else [f for f in facts[kind] if f.in_message]
             fact = latest_fact(found)
             if fact is not None:
-                self._set(patch, path, fact.value, "message" if fact.in_message else "tool")
-        errors = [f for f in facts["error_code"] if f.source == "user" and not f.stale]
+                cls._set(patch, path, fact.value, "message" if fact.in_message else "tool")
+
+    @staticmethod
+    def _error_codes(items: Sequence[Item], found: Sequence[Found], patch: StatePatch,
+                     state: SupportState) -> None:
+        """The customer's error codes are added, or replace the latest one when the message
+        says so ("a new error code instead")."""
+        errors = [f for f in found if f.source == "user" and not f.stale]
         new = [f.value for f in errors if f.value not in state.issue.error_codes]
         replaces = state.issue.error_codes and new and any(
             is_update(item_text(items[f.index])) for f in errors if f.value in new)
-        if replaces:  # "a new error code instead": it replaces the latest one
+        if replaces:
             patch.replace["issue.error_codes"] = {state.issue.error_codes[-1]: new[-1]}
         elif errors:
             patch.add["issue.error_codes"] = list(dict.fromkeys(f.value for f in errors))
-        reservations = [f.value for f in facts["reservation"]]
-        if reservations:
-            patch.add["issue.reservation_ids"] = list(dict.fromkeys(reservations))
 
     def _user_messages(self, items: Sequence[Item], state: SupportState, patch: StatePatch) -> None:
         texts = [item_text(it) for it in items if item_kind(it) == "user"]

@@ -72,7 +72,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..core.language import CJK_CHARS, has_cjk
+from ..facts.language import CJK_CHARS, has_cjk
 
 _STOPWORD_TEXT = """
 a about after again all also am an and any are as at be been before but by can could did do

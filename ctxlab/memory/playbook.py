@@ -5,7 +5,7 @@ one clarifying question. :func:`match_symptoms` lists the symptoms a message men
 the order they appear, so a reply can deal with the first and keep the others open. Steps
 and questions may contain ``{code}``, filled with the error code the message mentions.
 
-A message in Chinese (:func:`ctxlab.core.language.language_of`) is read with
+A message in Chinese (:func:`ctxlab.facts.language.language_of`) is read with
 :data:`PLAYBOOK_ZH`, written for the appliances and devices Chinese support chats are about
 as much as for laptops (a fridge that does not cool, an air conditioner that blows cold air
 on heating, a washer that stops half-way with water on the floor, a heater that will not
@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..core.language import Language, language_of
+from ..facts.language import Language, language_of
 
 
 @dataclass(frozen=True)

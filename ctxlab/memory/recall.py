@@ -8,7 +8,7 @@ returns the best ``k`` snippets whose score is at least ``threshold`` (0..1; see
 
 A recalled turn can hold a value a later turn replaced (the old email address, the first
 firmware version). Recall reads the whole conversation into a
-:class:`~ctxlab.core.tracker.FactTracker` as it syncs, and marks such values where it
+:class:`~ctxlab.facts.tracker.FactTracker` as it syncs, and marks such values where it
 shows them (``a@x [superseded by b@x in turn 33]``, :mod:`ctxlab.memory.superseded`), so
 the model never takes an old value it was shown last for the current one.
 
@@ -38,8 +38,8 @@ from ..context.counting import RequestCounter
 from ..context.sources import RetrievedBlock, retrieved_message
 from ..core.digest import canonical_json
 from ..core.tokens import TokenCounter
-from ..core.tracker import FactTracker
 from ..core.turns import segment_turns
+from ..facts.tracker import FactTracker
 from .documents import evicted_turns, render_turn, turn_docs
 from .fts import Doc, FTS5Index
 from .superseded import mark_superseded

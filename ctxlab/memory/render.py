@@ -41,10 +41,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..context.sources import context_message
-from ..core import cues
 from ..core.display import display_width, wrap
-from ..core.facts import ALL_FACT_KINDS, facts_in_text
 from ..core.tokens import DEFAULT_ENCODING, get_token_counter
+from ..facts import cues
+from ..facts.typed import ALL_FACT_KINDS, facts_in_text
 from .state import DEVICE_FIELDS, LIST_FIELDS, SCALAR_FIELDS, Device, SupportState
 
 #: The display width (columns) state messages are wrapped to by default.

@@ -32,8 +32,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..core.language import Language, decide
-from ..core.statements import as_statement, closest, same_promise
+from ..facts.language import Language, decide
+from ..facts.statements import as_statement, closest, same_promise
 
 #: Where a value came from: said in conversation, or read from a tool call or output.
 Origin = Literal["message", "tool"]
@@ -364,7 +364,7 @@ class SupportState(BaseModel):
 
     def _language(self, patch: StatePatch) -> list[Change]:
         """The conversation's language: the patch's, or the one all the customer's letters
-        so far add up to (:func:`ctxlab.core.language.decide`)."""
+        so far add up to (:func:`ctxlab.facts.language.decide`)."""
         language = patch.language
         if patch.letters:
             cjk, latin = (self.letters[0] + patch.letters[0], self.letters[1] + patch.letters[1])
@@ -442,7 +442,7 @@ class SupportState(BaseModel):
 
     def _statements(self, patch: StatePatch, turn: int | None) -> list[Change]:
         """Constraints and commitments, by the rule of
-        :func:`ctxlab.core.statements.current_statements`: a revision replaces the earlier
+        :func:`ctxlab.facts.statements.current_statements`: a revision replaces the earlier
         constraint on its topic, a promise replaces the one about the same thing, a "done"
         report ends it; a repeat changes nothing."""
         changes: list[Change] = []

@@ -3,27 +3,27 @@
 Recall brings an evicted turn back into the view, after the recent turns. If that turn says
 "reach me at a@x" and a later turn changed the address, the old value would be the latest
 one the model reads. :func:`mark_superseded` writes the later value next to it, in the form
-every ctxlab reader treats as no longer current (:mod:`ctxlab.core.staleness`); in a Chinese
+every ctxlab reader treats as no longer current (:mod:`ctxlab.facts.staleness`); in a Chinese
 conversation that includes model numbers, phone numbers and dates
-(:meth:`~ctxlab.core.tracker.FactTracker.kinds`)::
+(:meth:`~ctxlab.facts.tracker.FactTracker.kinds`)::
 
     You can reach me at a@x [superseded by b@x in turn 33].
 
 A constraint or promise that was revised later gets the same treatment: ``earlier:`` before
 it and the current version after it. What is current comes from a
-:class:`~ctxlab.core.tracker.FactTracker` that has read the whole conversation.
+:class:`~ctxlab.facts.tracker.FactTracker` that has read the whole conversation.
 """
 
 from __future__ import annotations
 
 import re
 
-from ..core import cues
-from ..core.facts import facts_in_text
-from ..core.language import has_cjk
-from ..core.staleness import stale_marks
-from ..core.statements import find_commitments, find_constraints
-from ..core.tracker import FactTracker, Status
+from ..facts import cues
+from ..facts.language import has_cjk
+from ..facts.staleness import stale_marks
+from ..facts.statements import find_commitments, find_constraints
+from ..facts.tracker import FactTracker, Status
+from ..facts.typed import facts_in_text
 
 
 def _note(status: Status) -> str:

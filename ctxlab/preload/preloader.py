@@ -27,8 +27,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.facts import ALL_FACT_KINDS, find_facts, latest_fact
 from ..core.items import is_user_message, item_text
+from ..facts.typed import ALL_FACT_KINDS, find_facts, latest_fact
 
 logger = logging.getLogger("ctxlab.preload")
 

@@ -34,9 +34,9 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..core.identifiers import identifier_values, missing_from
 from ..core.items import item_text
 from ..core.tokens import ITEM_OVERHEAD_TOKENS
+from ..facts.identifiers import identifier_values, missing_from
 from ..policies.fold_input import fit_item, next_chunk
 from ..policies.summarize import FoldPlan, SummaryRecord
 from ..stores.base import StoreError

@@ -259,12 +259,6 @@ class LogStore(ABC):
             self._state_version = new.version
         return new
 
-    async def load_state(self) -> StoredState:
-        with self._errors("load the session state"):
-            state = await self.state.load()
-        self._state_version = state.version
-        return state
-
     async def call_state(self, what: str, fn: Callable[[], Any]) -> Any:
         """Run a state-store coroutine factory with this store's error translation."""
         with self._errors(what):

@@ -31,9 +31,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..core.facts import facts_in_text
-from ..core.statements import find_commitments, find_constraints, sentences
-from ..core.tracker import FactTracker, Said
+from ..facts.statements import find_commitments, find_constraints, sentences
+from ..facts.tracker import FactTracker, Said
+from ..facts.typed import facts_in_text
 
 #: The marker written after a doubted value or statement, per language.
 MARKERS: dict[str, str] = {"en": "[uncertain]", "zh": "[待确认]"}

@@ -5,7 +5,7 @@ The record is what the summarizer *knows*; the summary text is only its renderin
 the previous fold and renders again; it never re-reads its own text. The record holds
 
 * the facts, per entity with their history, and the constraints and commitments
-  (:class:`ctxlab.core.tracker.FactTracker`);
+  (:class:`ctxlab.facts.tracker.FactTracker`);
 * the reported problems, per device, open or resolved (and when);
 * the troubleshooting steps: what the agent asked the customer to do (or a tool call) and
   the result the customer reported; small talk is not a step;
@@ -14,7 +14,7 @@ the previous fold and renders again; it never re-reads its own text. The record 
   amounts, account ids) with the order they were last mentioned in.
 
 The fact tracker also counts the letters of the customer's messages (CJK characters and
-Latin letters, :class:`ctxlab.core.language.LanguageCount`): a conversation whose customer
+Latin letters, :class:`ctxlab.facts.language.LanguageCount`): a conversation whose customer
 writes Chinese gets a Chinese summary (:attr:`HandoverRecord.language`).
 
 Everything is bounded (the newest entries are kept, with counts of what was left out), so
@@ -30,13 +30,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core import cues
-from ..core.facts import facts_in_text
-from ..core.identifiers import find_identifiers
 from ..core.items import is_call, is_output, item_kind, item_text, pair_key
-from ..core.language import Language
-from ..core.statements import sentences
-from ..core.tracker import FactTracker, device_noun
+from ..facts import cues
+from ..facts.identifiers import find_identifiers
+from ..facts.language import Language
+from ..facts.statements import sentences
+from ..facts.tracker import FactTracker, device_noun
+from ..facts.typed import facts_in_text
 from .doubts import Doubts
 from .text import describe_outcome, gist, is_question, last_question, tool_outcome
 
@@ -279,23 +279,36 @@ class HandoverRecord:
         if _USER_ACTION.search(text) and not is_question(text):
             self._step(Step(self.turn, "customer", gist(text, self.gist_words), entity))
         if resolved:
-            open_ = [i for i in self.issues if i.resolved is None]
-            mine = [i for i in open_ if i.entity == entity] or open_
-            if mine:
-                mine[-1].resolved = self.turn
-        if (_SYMPTOM.search(text) and not is_question(text)
-                and (not resolved or new_problem)
-                and (new_problem or not self.issues or device_noun(text)
-                     or _ERROR.search(text))):
-            open_here = [i for i in self.issues if i.resolved is None and i.entity == entity]
-            if not open_here or new_problem:
-                report = _NEW_PROBLEM_LEAD.sub("", text).strip() or text
-                if resolved:  # "That fixed it. Now a different problem: ..."
-                    report = _NEW_PROBLEM_LEAD.sub("", report[_NEW_PROBLEM.search(
-                        report).start():] if _NEW_PROBLEM.search(report) else report)
-                self.issues.append(Issue(entity, gist(report, self.gist_words * 2), self.turn))
-                self._bound_issues()
+            self._resolve(entity)
+        if self._reports_problem(text, resolved, new_problem):
+            self._open_issue(text, entity, resolved, new_problem)
         self.question = None
+
+    def _resolve(self, entity: str | None) -> None:
+        """The customer says it works: the latest open issue (of this entity, if any) ends."""
+        open_ = [i for i in self.issues if i.resolved is None]
+        mine = [i for i in open_ if i.entity == entity] or open_
+        if mine:
+            mine[-1].resolved = self.turn
+
+    def _reports_problem(self, text: str, resolved: bool, new_problem: bool) -> bool:
+        """A statement of a symptom (not a question, not a "fixed it") that is a new
+        problem, the first one, about a named device, or with an error."""
+        if not _SYMPTOM.search(text) or is_question(text) or (resolved and not new_problem):
+            return False
+        return bool(new_problem or not self.issues or device_noun(text) or _ERROR.search(text))
+
+    def _open_issue(self, text: str, entity: str | None, resolved: bool,
+                    new_problem: bool) -> None:
+        open_here = [i for i in self.issues if i.resolved is None and i.entity == entity]
+        if open_here and not new_problem:
+            return
+        report = _NEW_PROBLEM_LEAD.sub("", text).strip() or text
+        if resolved:  # "That fixed it. Now a different problem: ..."
+            report = _NEW_PROBLEM_LEAD.sub("", report[_NEW_PROBLEM.search(
+                report).start():] if _NEW_PROBLEM.search(report) else report)
+        self.issues.append(Issue(entity, gist(report, self.gist_words * 2), self.turn))
+        self._bound_issues()
 
     def _assistant(self, text: str) -> None:
         actions = []

@@ -6,7 +6,7 @@ with nothing to report is left out. Identifier values appear in one place only, 
 **Identifiers** section, each with its device when the chat has several (or the customer,
 the case) and, when it changed, what it was before (``v1.1.0 (laptop; earlier: v1.0.2
 until turn 13)``: every ctxlab reader treats an ``earlier:`` note as no longer current,
-:mod:`ctxlab.core.staleness`). Within a kind, values are listed in the order they were
+:mod:`ctxlab.facts.staleness`). Within a kind, values are listed in the order they were
 last mentioned, so the last one is the one the conversation mentioned last. Values that
 only ever came from tool results are listed under their own bullet, ``Firmware (from
 tools): ...``, so a reader can prefer what the customer said, as it would in the raw
@@ -26,7 +26,7 @@ unless they alone exceed the budget.
 
 A conversation whose customer writes Chinese (:attr:`HandoverRecord.language`) gets the same
 note in Chinese: the headings of :data:`~ctxlab.summarizers.prompt.SUMMARY_SECTIONS_ZH`,
-labels from :data:`ctxlab.core.cues.LABELS_ZH` (``手机号：13600002222（此前：15800001111
+labels from :data:`ctxlab.facts.cues.LABELS_ZH` (``手机号：13600002222（此前：15800001111
 至第5轮）``; 此前 is a stale label every reader knows) and the phrases of :data:`PHRASES`.
 Structure, order, tiers and the token bound are the same in both languages.
 """
@@ -34,14 +34,14 @@ Structure, order, tiers and the token bound are the same in both languages.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..core import cues
-from ..core.facts import ALL_FACT_KINDS, facts_in_text
 from ..core.tokens import DEFAULT_ENCODING, get_token_counter
-from ..core.tracker import RECORDS, Period, Slot
+from ..facts import cues
+from ..facts.tracker import RECORDS, Period, Slot
+from ..facts.typed import ALL_FACT_KINDS, facts_in_text
 from .doubts import MARKERS
 from .prompt import SUMMARY_SECTIONS, summary_sections
 from .record import OTHER_KINDS, HandoverRecord
@@ -502,57 +502,76 @@ class _Notes:
             for n, (_, slot, value) in enumerate(group))
 
 
+@dataclass
+class _KindValues:
+    """The current values of one fact kind across its slots: said in conversation, or
+    only from tools (each as (recency, slot, value)), with their earlier values and the
+    turn each became current; ``loose`` are ended periods no current value replaced."""
+
+    said: list[tuple[int, Slot, str]] = field(default_factory=list)
+    tools: list[tuple[int, Slot, str]] = field(default_factory=list)
+    loose: list[Period] = field(default_factory=list)
+    attached: dict[tuple[str, str], list[Period]] = field(default_factory=dict)
+    since: dict[tuple[str, str], int] = field(default_factory=dict)
+
+
+def _kind_values(slots: Sequence[Slot]) -> _KindValues:
+    found = _KindValues()
+    for slot in slots:
+        earlier = _earlier_of(slot)
+        found.loose += earlier.pop("")
+        for value in slot.current():
+            found.attached[(slot.entity, value)] = earlier.get(value, [])
+            found.since[(slot.entity, value)] = max(p.since for p in slot.periods
+                                                    if p.value == value and p.until is None)
+            seen = slot.said.get(value, 0)
+            if seen and slot.entity != RECORDS:
+                found.said.append((seen, slot, value))
+            else:
+                found.tools.append((slot.seen.get(value, 0), slot, value))
+    return found
+
+
+def _group_bullet(notes: _Notes, head: str, group: list[tuple[int, Slot, str]],
+                  attached: Mapping[tuple[str, str], list[Period]]) -> Bullet:
+    """One kind's values as a bullet in shorter and shorter forms (the newest values and
+    the current ones are kept longest)."""
+    group.sort(key=lambda entry: entry[0])
+    recency = max(entry[0] for entry in group)
+    forms = []
+    noted = any(attached[(s.entity, v)] for _, s, v in group)
+    if len(group) > MANY_VALUES:  # the newest values matter most
+        forms += [(head + notes.line(group, None), OTHERS),
+                  (head + notes.line(group[-MANY_VALUES:], 1), EARLIER),
+                  (head + notes.line(group[-MANY_VALUES:], 0), ISSUES + 0.5),
+                  (head + notes.line(group[-FEW_VALUES:], 0), MUST)]
+    else:
+        if noted:
+            forms += [(head + notes.line(group, None), EARLIER),
+                      (head + notes.line(group, 1), EARLIER + 0.5)]
+        forms.append((head + notes.line(group, 0), MUST))
+    return Bullet(forms, recency)
+
+
 def _identifiers(record: HandoverRecord, language: str) -> list[Bullet]:
     w = PHRASES[language]
     names = cues.labels(language)
-    facts = record.facts
     bullets: list[Bullet] = []
     for kind in ALL_FACT_KINDS:
-        slots = [s for s in facts.slots.values() if s.kind == kind and s.periods]
+        slots = [s for s in record.facts.slots.values() if s.kind == kind and s.periods]
         if not slots:
             continue
-        said: list[tuple[int, Slot, str]] = []
-        tools: list[tuple[int, Slot, str]] = []
-        loose: list[Period] = []
-        attached: dict[tuple[str, str], list[Period]] = {}
-        since: dict[tuple[str, str], int] = {}
-        for slot in slots:
-            earlier = _earlier_of(slot)
-            loose += earlier.pop("")
-            for value in slot.current():
-                attached[(slot.entity, value)] = earlier.get(value, [])
-                since[(slot.entity, value)] = max(p.since for p in slot.periods
-                                                  if p.value == value and p.until is None)
-                seen = slot.said.get(value, 0)
-                if seen and slot.entity != RECORDS:
-                    said.append((seen, slot, value))
-                else:
-                    tools.append((slot.seen.get(value, 0), slot, value))
+        found = _kind_values(slots)
         label = names.get(kind, kind)
-        for group, suffix in ((said, ""), (tools, w["from_tools"])):
-            if not group:
-                continue
-            group.sort(key=lambda entry: entry[0])
-            head = f"{label}{suffix}{w['colon']}"
-            notes = _Notes(record, attached, since, head, language)
-            recency = max(entry[0] for entry in group)
-            forms = []
-            noted = any(attached[(s.entity, v)] for _, s, v in group)
-            if len(group) > MANY_VALUES:  # the newest values matter most
-                forms += [(head + notes.line(group, None), OTHERS),
-                          (head + notes.line(group[-MANY_VALUES:], 1), EARLIER),
-                          (head + notes.line(group[-MANY_VALUES:], 0), ISSUES + 0.5),
-                          (head + notes.line(group[-FEW_VALUES:], 0), MUST)]
-            else:
-                if noted:
-                    forms += [(head + notes.line(group, None), EARLIER),
-                              (head + notes.line(group, 1), EARLIER + 0.5)]
-                forms.append((head + notes.line(group, 0), MUST))
-            bullets.append(Bullet(forms, recency))
-        if loose and not said and not tools:
-            notes = w["list"].join(w["until"].format(value=p.value, n=p.until)
-                                   for p in loose[:4])
-            bullets.append(_fixed(f"{label}{w['colon']}" + w["earlier"].format(notes=notes),
+        for group, suffix in ((found.said, ""), (found.tools, w["from_tools"])):
+            if group:
+                head = f"{label}{suffix}{w['colon']}"
+                notes = _Notes(record, found.attached, found.since, head, language)
+                bullets.append(_group_bullet(notes, head, group, found.attached))
+        if found.loose and not found.said and not found.tools:
+            notes_text = w["list"].join(w["until"].format(value=p.value, n=p.until)
+                                        for p in found.loose[:4])
+            bullets.append(_fixed(f"{label}{w['colon']}" + w["earlier"].format(notes=notes_text),
                                   EARLIER, 0))
     bullets += _other_identifiers(record, language)
     return bullets

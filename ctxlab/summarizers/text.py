@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from ..core.facts import Found, facts_in_text, kinds_for
 from ..core.items import loads_json
-from ..core.language import language_of
+from ..facts.language import language_of
+from ..facts.typed import Found, facts_in_text, kinds_for
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _SENTENCE_ZH = re.compile(r"(?<=[.!?。！？])\s*")
@@ -128,7 +128,7 @@ def scrub(text: str, keep: Callable[[Found], bool] | None = None,
     kind in brackets, except those ``keep`` accepts (default: none kept): a summary lists
     every value once, with its status, under Identifiers, so a narrative line must never
     present an old value as current. ``kinds`` are the fact kinds read (default: the
-    text's, :func:`ctxlab.core.facts.kinds_for`)."""
+    text's, :func:`ctxlab.facts.typed.kinds_for`)."""
     found = [f for f in facts_in_text(text, kinds=kinds or kinds_for(text))
              if keep is None or not keep(f)]
     if not found:

@@ -24,8 +24,8 @@ from ctxlab.context.compaction import (
     ToolOutputCompactor,
     compact_tool_output,
 )
-from ctxlab.core.identifiers import STRICT_KINDS
 from ctxlab.course.offline import catalog
+from ctxlab.facts.identifiers import STRICT_KINDS
 
 from conftest import arun, assistant, call, output, user
 

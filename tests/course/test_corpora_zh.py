@@ -9,9 +9,9 @@ from importlib import resources
 import pytest
 
 from ctxlab import validate_items
-from ctxlab.core.facts import ALL_FACT_KINDS, facts_in_text
 from ctxlab.core.items import item_text
 from ctxlab.course.corpora import ZH_SOURCE, load_zh_support
+from ctxlab.facts.typed import ALL_FACT_KINDS, facts_in_text
 
 CONVERSATIONS = load_zh_support()
 

@@ -8,13 +8,13 @@ import pytest
 from agents import RunConfig, Runner, SQLiteSession, set_tracing_disabled
 
 from ctxlab import SummarizingSession, TrimmingSession
-from ctxlab.core.facts import ALL_FACT_KINDS
 from ctxlab.course.agent import make_support_agent
 from ctxlab.course.corpora import load_zh_support
 from ctxlab.course.offline import OfflineSupportModel
 from ctxlab.course.offline.intents import read_intent
 from ctxlab.course.runs import ask_after, preload
 from ctxlab.eval.zh_cases import ZH_CATEGORY_QUESTIONS, ZH_KIND_QUESTIONS
+from ctxlab.facts.typed import ALL_FACT_KINDS
 
 from conftest import arun, assistant, call, output, user
 

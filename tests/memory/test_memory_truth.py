@@ -4,7 +4,7 @@ constraints and commitments and never lets an old value read as current."""
 from __future__ import annotations
 
 from ctxlab import TrimmingSession
-from ctxlab.core.facts import facts_in_text, latest_fact
+from ctxlab.facts.typed import facts_in_text, latest_fact
 from ctxlab.memory import Recall, RuleBasedStateExtractor, StateMemory
 from ctxlab.memory.state import StatePatch, SupportState
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from ctxlab.core.staleness import stale_marks
-from ctxlab.core.tracker import FactTracker
 from ctxlab.course.corpora import load_zh_support
+from ctxlab.facts.staleness import stale_marks
+from ctxlab.facts.tracker import FactTracker
 from ctxlab.memory import RuleBasedStateExtractor, StateMemory, SupportState
 from ctxlab.memory.extract import turn_language
 from ctxlab.memory.llm_extract import StateUpdate

@@ -5,7 +5,7 @@ merged and reverted, for one or several devices, and a constraint is set and rev
 folds them at random points any number of times (each fold hands the previous record back,
 as SummarizingSession does). Whatever the fold points, the summary presents exactly the
 latest stated value of every fact as current (read with ctxlab's one reading rule,
-:mod:`ctxlab.core.staleness`), and the record equals the one a single fold of everything
+:mod:`ctxlab.facts.staleness`), and the record equals the one a single fold of everything
 gives.
 """
 
@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxlab import SummarizingSession, count_tokens
-from ctxlab.core.staleness import Mention, current_mention, stale_marks
+from ctxlab.facts.staleness import Mention, current_mention, stale_marks
 from ctxlab.summarizers import SUMMARY_SECTIONS, ExtractiveSummarizer
 
 from conftest import arun

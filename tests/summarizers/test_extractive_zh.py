@@ -4,9 +4,9 @@ language."""
 
 from __future__ import annotations
 
-from ctxlab.core.staleness import Mention, current_mention, stale_marks
 from ctxlab.core.tokens import count_tokens
 from ctxlab.course.corpora import load_zh_support
+from ctxlab.facts.staleness import Mention, current_mention, stale_marks
 from ctxlab.summarizers import SUMMARY_PROMPT, SUMMARY_SECTIONS
 from ctxlab.summarizers.extractive import ExtractiveSummarizer
 from ctxlab.summarizers.prompt import SUMMARY_SECTIONS_ZH
@@ -25,7 +25,7 @@ def headings(text: str) -> list[str]:
 
 
 def presented(text: str, values: list[str]) -> str | None:
-    """The value a reader takes as current among ``values`` (core.staleness rule)."""
+    """The value a reader takes as current among ``values`` (facts.staleness rule)."""
     marks = stale_marks(text)
     mentions = []
     for value in values:

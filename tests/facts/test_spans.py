@@ -7,10 +7,11 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxlab.core import facts, identifiers
-from ctxlab.core.facts import facts_in_text
-from ctxlab.core.identifiers import Identifier, find_identifiers
-from ctxlab.core.spans import ClaimedSpans, claim_in_order
+from ctxlab.facts import identifiers
+from ctxlab.facts import typed as facts
+from ctxlab.facts.identifiers import Identifier, find_identifiers
+from ctxlab.facts.spans import ClaimedSpans, claim_in_order
+from ctxlab.facts.typed import facts_in_text
 
 PIECES = ["TCK-48213", "error 42", "E1234", "serial C02XK1ZJG8WP", "v1.0.3", "firmware 2.1.4",
           "dana@example.com", "ORD-55120", "RMA-601342", "2025-03-14", "10:30", "12345678",

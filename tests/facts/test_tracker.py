@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ctxlab.core.tracker import CASE, CUSTOMER, MAX_VALUES, RECORDS, FactTracker
+from ctxlab.facts.tracker import CASE, CUSTOMER, MAX_VALUES, RECORDS, FactTracker
 
 
 def user(text):
@@ -134,7 +134,7 @@ def test_the_state_is_bounded_and_round_trips():
 
 
 def test_only_the_most_recently_discussed_devices_are_kept():
-    from ctxlab.core.tracker import MAX_DEVICES
+    from ctxlab.facts.tracker import MAX_DEVICES
 
     facts = FactTracker()
     facts.feed([user("My laptop fails with error E1.")])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxlab.core.statements import (
+from ctxlab.facts.statements import (
     as_statement,
     commitment_key,
     constraint_topic,
@@ -86,7 +86,7 @@ def test_any_sentence_can_be_taken_as_a_statement():
 
 
 def test_a_dot_inside_a_value_does_not_end_a_sentence():
-    from ctxlab.core.statements import sentences
+    from ctxlab.facts.statements import sentences
 
     found = [s for _, _, s in sentences("It says firmware v1.0.3, email a@x.org. Then more!")]
     assert found == ["It says firmware v1.0.3, email a@x.org.", "Then more!"]

@@ -3,11 +3,11 @@ updates; Chinese stale labels; Chinese dates among identifiers; English text unc
 
 from __future__ import annotations
 
-from ctxlab.core.facts import FACT_KINDS, kinds_for
-from ctxlab.core.identifiers import find_identifiers
-from ctxlab.core.staleness import stale_marks
-from ctxlab.core.tracker import FactTracker
 from ctxlab.course.corpora import load_zh_support
+from ctxlab.facts.identifiers import find_identifiers
+from ctxlab.facts.staleness import stale_marks
+from ctxlab.facts.tracker import FactTracker
+from ctxlab.facts.typed import FACT_KINDS, kinds_for
 
 from conftest import assistant, call, output, user
 

@@ -1,10 +1,10 @@
-"""core.language: which language a text, a turn or a conversation is written in."""
+"""facts.language: which language a text, a turn or a conversation is written in."""
 
 from __future__ import annotations
 
 import pytest
 
-from ctxlab.core.language import (
+from ctxlab.facts.language import (
     LanguageCount,
     check_language,
     cjk_share,

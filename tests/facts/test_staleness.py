@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ctxlab.core.facts import facts_in_text, latest_fact
-from ctxlab.core.staleness import Mention, current_mention, is_stale_at, stale_marks
+from ctxlab.facts.staleness import Mention, current_mention, is_stale_at, stale_marks
+from ctxlab.facts.typed import facts_in_text, latest_fact
 
 
 def stale_values(text: str) -> set[str]:

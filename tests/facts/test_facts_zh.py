@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxlab.core.facts import (
+from ctxlab.facts.typed import (
     ALL_FACT_KINDS,
     EXTRA_FACT_KINDS,
     FACT_KINDS,

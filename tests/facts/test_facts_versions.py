@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxlab.core.facts import ALL_FACT_KINDS, facts_in_text
+from ctxlab.facts.typed import ALL_FACT_KINDS, facts_in_text
 
 
 def firmware(text: str) -> list[str]:
