@@ -47,8 +47,6 @@ ALLOWED: dict[str, str] = {
     "ctxlab/eval/corpus.py:load_cases": "complexity 23",
     "ctxlab/eval/exercises.py:check_own_session": "complexity 21",
     "ctxlab/eval/metrics.py:evaluate_case": "complexity 23",
-    "ctxlab/eval/planted.py:planted_case": "complexity 73, 408 lines",
-    "ctxlab/eval/planted.py:planted_case.issue_events": "142 lines",
     "ctxlab/eval/results.py:summarize_results": "complexity 37",
     "ctxlab/eval/strategies.py:parse_strategy": "complexity 26",
     "ctxlab/eval/use.py:UseTracker.__init__": "complexity 21",
