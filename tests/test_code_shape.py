@@ -34,12 +34,6 @@ ALLOWED: dict[str, str] = {
     "ctxlab/core/tracker.py:FactTracker._serials": "complexity 29",
     "ctxlab/core/tracker.py:FactTracker._update": "complexity 28",
     "ctxlab/core/tracker.py:FactTracker.observe_text": "complexity 26",
-    # course
-    "ctxlab/course/corpora/convert.py:_chat_to_items": "complexity 30, 95 lines",
-    "ctxlab/course/corpora/records.py:locate_facts": "complexity 23",
-    "ctxlab/course/corpora/seeds.py:seed_support_conversation": "129 lines",
-    "ctxlab/course/offline/model.py:stream_events": "88 lines",
-    "ctxlab/course/offline/responder.py:plan_reply": "complexity 37",
     # eval
     "ctxlab/eval/corpus.py:load_cases": "complexity 23",
     "ctxlab/eval/exercises.py:check_own_session": "complexity 21",
