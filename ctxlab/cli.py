@@ -63,7 +63,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+    for add in (_add_eval, _add_replay, _add_compare, _add_drift):
+        add(sub)
 
+    from .eval.beyond_cli import add_commands
+
+    add_commands(sub)  # eval-handoffs, eval-sessions, eval-preload
+    sub.add_parser("strategies", help="list the strategy spec syntax and components",
+                   description="List the strategy spec syntax and every registered component.")
+    return parser
+
+
+def _add_eval(sub: Any) -> None:
     ev = sub.add_parser(
         "eval", help="replay corpora through strategies; save and print the results",
         description="Replay every conversation of the corpora through every strategy, the "
@@ -107,6 +118,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="also print per-operation latency (varies from run to run)")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
 
+
+def _add_replay(sub: Any) -> None:
     rp = sub.add_parser(
         "replay", help="show what each turn's model call would contain, for your own log",
         description="Replay a conversation log (JSON or JSONL; Responses items or Chat "
@@ -130,6 +143,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="a text file with your agent's instructions, counted in every call "
                          "(default: none)")
 
+
+def _add_compare(sub: Any) -> None:
     cp = sub.add_parser(
         "compare", help="list regressions of a candidate run against a baseline run",
         description="Compare two saved runs (the .json files `eval` writes): headline deltas "
@@ -146,6 +161,8 @@ def _parser() -> argparse.ArgumentParser:
     cp.add_argument("--fail-on-regression", action="store_true",
                     help="exit with status 1 when there is any regression (for CI)")
 
+
+def _add_drift(sub: Any) -> None:
     dr = sub.add_parser(
         "drift", help="measure summary drift and what markers and rebuilds win back",
         description="Evaluate planted conversations with a summarizer that makes seeded "
@@ -165,13 +182,6 @@ def _parser() -> argparse.ArgumentParser:
     dr.add_argument("--seed", type=int, default=0, help="seed of the mistakes (default 0)")
     dr.add_argument("--summarize", default="2/4", metavar="K/L",
                     help="keep_last_n_turns/context_limit (default 2/4)")
-
-    from .eval.beyond_cli import add_commands
-
-    add_commands(sub)  # eval-handoffs, eval-sessions, eval-preload
-    sub.add_parser("strategies", help="list the strategy spec syntax and components",
-                   description="List the strategy spec syntax and every registered component.")
-    return parser
 
 
 def _positive(value: int, flag: str, minimum: int = 1) -> int:
@@ -259,11 +269,26 @@ def _progress(total: int, quiet: bool) -> Any:
 
 
 async def _replay(args: argparse.Namespace, out: TextIO) -> int:
-    from .core.items import describe_items
-    from .course.corpora import load_conversation_file
-    from .eval import StrategyReplay, case_from_items, parse_strategies
-
     _positive(args.width, "--width", 20)
+    case, strategies = _replay_case(args)
+    instructions = _instructions(args)
+    wanted = set(args.turn or [])
+    for t in wanted:
+        if not 1 <= t <= case.n_turns:
+            raise CliError(f"--turn {t}: the conversation has turns 1..{case.n_turns}")
+    print(f"{args.file}: {len(case.items)} items, {case.n_turns} user turns"
+          + ("" if instructions else "; instructions not counted (see --instructions)"),
+          file=out)
+    for strategy in strategies:
+        await _replay_strategy(args, case, strategy, instructions, wanted, out)
+    return 0
+
+
+def _replay_case(args: argparse.Namespace) -> tuple[Any, list[Any]]:
+    """The log as a case, and the strategies to replay it through."""
+    from .course.corpora import load_conversation_file
+    from .eval import case_from_items, parse_strategies
+
     try:
         items = load_conversation_file(args.file)
     except OSError as exc:
@@ -275,55 +300,63 @@ async def _replay(args: argparse.Namespace, out: TextIO) -> int:
         strategies = parse_strategies(args.strategy or ["trim:8"])
     except ValueError as exc:
         raise CliError(str(exc)) from exc
-    instructions = None
-    if args.instructions:
-        try:
-            instructions = Path(args.instructions).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise CliError(f"cannot read --instructions {args.instructions}: "
-                           f"{exc.strerror or exc}") from exc
-    wanted = set(args.turn or [])
-    for t in wanted:
-        if not 1 <= t <= case.n_turns:
-            raise CliError(f"--turn {t}: the conversation has turns 1..{case.n_turns}")
-    print(f"{args.file}: {len(case.items)} items, {case.n_turns} user turns"
-          + ("" if instructions else "; instructions not counted (see --instructions)"),
-          file=out)
-    for strategy in strategies:
-        print(f"\n=== {strategy.title} ({strategy.name}) ===", file=out)
-        replay = StrategyReplay.for_case(case, strategy, instructions=instructions)
-        last_probes = []
-        sent = full = 0
-        async for call in replay.calls():
-            if call.probe is not None:
-                last_probes.append(call)
-                continue
-            sent += call.tokens
-            full += call.full_tokens
-            if (wanted and call.turn not in wanted) or (call.step and not args.tool_calls):
-                continue
-            where = f"turn {call.turn}" + (f", after tool round {call.step}" if call.step else "")
-            share = call.tokens / call.full_tokens if call.full_tokens else 1.0
-            count = f"{len(call.items)} item" + ("" if len(call.items) == 1 else "s")
-            print(f"{where}: {count}, {call.tokens:,} tokens "
-                  f"(full history {call.full_tokens:,}; {share:.0%})", file=out)
-            if not args.brief:
-                text = describe_items(call.items, width=args.width)
-                print("    " + text.replace("\n", "\n    "), file=out)
-            for note in call.dropped:
-                print(f"    dropped to fit the budget: {note}", file=out)
-        ratio = sent / full if full else 1.0
-        print(f"total over all model calls: {sent:,} tokens, {ratio:.0%} of the full "
-              f"history's {full:,}", file=out)
-        if last_probes:
-            kept = []
-            for call in last_probes:
-                assert call.probe is not None
-                fact = case.fact(call.probe.fact, call.probe.expected)
-                mark = "kept" if fact.found_in(call.text) else "LOST"
-                kept.append(f"{call.probe.fact} {call.probe.expected}: {mark}")
-            print("facts after the last turn: " + "; ".join(kept), file=out)
-    return 0
+    return case, strategies
+
+
+def _instructions(args: argparse.Namespace) -> str | None:
+    if not args.instructions:
+        return None
+    try:
+        return Path(args.instructions).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CliError(f"cannot read --instructions {args.instructions}: "
+                       f"{exc.strerror or exc}") from exc
+
+
+async def _replay_strategy(args: argparse.Namespace, case: Any, strategy: Any,
+                           instructions: str | None, wanted: set[int], out: TextIO) -> None:
+    """Print one strategy's model calls, its token total and the facts after the last turn."""
+    from .eval import StrategyReplay
+
+    print(f"\n=== {strategy.title} ({strategy.name}) ===", file=out)
+    replay = StrategyReplay.for_case(case, strategy, instructions=instructions)
+    last_probes = []
+    sent = full = 0
+    async for call in replay.calls():
+        if call.probe is not None:
+            last_probes.append(call)
+            continue
+        sent += call.tokens
+        full += call.full_tokens
+        if (wanted and call.turn not in wanted) or (call.step and not args.tool_calls):
+            continue
+        _print_call(args, call, out)
+    ratio = sent / full if full else 1.0
+    print(f"total over all model calls: {sent:,} tokens, {ratio:.0%} of the full "
+          f"history's {full:,}", file=out)
+    if last_probes:
+        kept = []
+        for call in last_probes:
+            assert call.probe is not None
+            fact = case.fact(call.probe.fact, call.probe.expected)
+            mark = "kept" if fact.found_in(call.text) else "LOST"
+            kept.append(f"{call.probe.fact} {call.probe.expected}: {mark}")
+        print("facts after the last turn: " + "; ".join(kept), file=out)
+
+
+def _print_call(args: argparse.Namespace, call: Any, out: TextIO) -> None:
+    from .core.items import describe_items
+
+    where = f"turn {call.turn}" + (f", after tool round {call.step}" if call.step else "")
+    share = call.tokens / call.full_tokens if call.full_tokens else 1.0
+    count = f"{len(call.items)} item" + ("" if len(call.items) == 1 else "s")
+    print(f"{where}: {count}, {call.tokens:,} tokens "
+          f"(full history {call.full_tokens:,}; {share:.0%})", file=out)
+    if not args.brief:
+        text = describe_items(call.items, width=args.width)
+        print("    " + text.replace("\n", "\n    "), file=out)
+    for note in call.dropped:
+        print(f"    dropped to fit the budget: {note}", file=out)
 
 
 async def _drift(args: argparse.Namespace, out: TextIO) -> int:

@@ -1,12 +1,7 @@
 """The library's shape, measured with radon: no function above cyclomatic complexity C (over
-20) or longer than 80 lines, and no class over 300 lines, anywhere in ``ctxlab``.
-
-``ALLOWED`` lists the offenders that existed when this test was written, outside the areas
-already swept (every library layer: policies, sessions, context, core, facts, memory,
-summarizers, stores, observe, longterm, hub, handoffs, records, preload: those may have no
-entry), each with its size then. The complexity sweep removes entries as it fixes them;
-an entry that no longer offends must be removed (the list only shrinks), and a new offender
-fails the test.
+20) or longer than 80 lines, and no class over 300 lines, anywhere in ``ctxlab`` (library,
+eval, course, viz and cli alike). There is no allow-list: the complexity sweep of issue 22
+emptied it, and a new offender fails the test with what to split.
 """
 
 from __future__ import annotations
@@ -21,38 +16,6 @@ ROOT = Path(__file__).resolve().parent.parent
 MAX_COMPLEXITY = 20  # radon grade C is 11-20
 MAX_FUNCTION_LINES = 80
 MAX_CLASS_LINES = 300
-SWEPT = ("ctxlab/policies/", "ctxlab/sessions/", "ctxlab/context/", "ctxlab/core/",
-         "ctxlab/facts/", "ctxlab/memory/", "ctxlab/summarizers/", "ctxlab/stores/",
-         "ctxlab/observe/", "ctxlab/longterm/", "ctxlab/hub/", "ctxlab/handoffs/",
-         "ctxlab/records/", "ctxlab/preload/")
-
-#: Today's offenders outside the swept areas, as "path:qualified name": what offends.
-#: Emptied by the complexity sweep (eval, course, viz, cli); never add to it.
-ALLOWED: dict[str, str] = {
-    # cli
-    "ctxlab/cli.py:_parser": "95 lines",
-    "ctxlab/cli.py:_replay": "complexity 31",
-    # course
-    "ctxlab/course/corpora/convert.py:_chat_to_items": "complexity 30, 95 lines",
-    "ctxlab/course/corpora/records.py:locate_facts": "complexity 23",
-    "ctxlab/course/corpora/seeds.py:seed_support_conversation": "129 lines",
-    "ctxlab/course/offline/model.py:stream_events": "88 lines",
-    "ctxlab/course/offline/responder.py:plan_reply": "complexity 37",
-    # eval
-    "ctxlab/eval/corpus.py:load_cases": "complexity 23",
-    "ctxlab/eval/exercises.py:check_own_session": "complexity 21",
-    "ctxlab/eval/metrics.py:evaluate_case": "complexity 23",
-    "ctxlab/eval/planted.py:planted_case": "complexity 73, 408 lines",
-    "ctxlab/eval/planted.py:planted_case.issue_events": "142 lines",
-    "ctxlab/eval/results.py:summarize_results": "complexity 37",
-    "ctxlab/eval/strategies.py:parse_strategy": "complexity 26",
-    "ctxlab/eval/use.py:UseTracker.__init__": "complexity 21",
-    # viz
-    "ctxlab/viz/plots/layout.py:place_labels": "complexity 24",
-    "ctxlab/viz/plots/lessons.py:plot_context_timeline": "complexity 29",
-}
-
-
 def offenders_in(source: str, path: str) -> dict[str, str]:
     """``{"path:qualified name": what offends}`` for one module's source."""
     found: dict[str, str] = {}
@@ -84,17 +47,10 @@ def library_offenders() -> dict[str, str]:
     return found
 
 
-def test_no_new_function_or_class_is_too_complex_or_too_long():
-    new = {k: v for k, v in library_offenders().items() if k not in ALLOWED}
-    assert new == {}, ("split these (radon complexity <= 20, functions <= 80 lines, "
-                       f"classes <= 300 lines): {new}")
-
-
-def test_the_allow_list_only_shrinks_and_never_covers_the_swept_areas():
+def test_no_function_or_class_is_too_complex_or_too_long():
     found = library_offenders()
-    fixed = sorted(k for k in ALLOWED if k not in found)
-    assert fixed == [], f"no longer offending: remove from ALLOWED: {fixed}"
-    assert [k for k in ALLOWED if k.startswith(SWEPT)] == []
+    assert found == {}, ("split these (radon complexity <= 20, functions <= 80 lines, "
+                         f"classes <= 300 lines): {found}")
 
 
 def test_the_checker_catches_a_complex_function_a_long_one_and_a_large_class():

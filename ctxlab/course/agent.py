@@ -118,6 +118,22 @@ def make_support_agent(
         )
     if reader is not None and not isinstance(reader, RealisticReader):
         raise TypeError(f"reader must be None or a RealisticReader, got {type(reader).__name__}")
+    model, model_settings = _model_and_settings(model, model_settings, reader)
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"name must be a non-empty string, got {name!r}")
+    if not isinstance(instructions, str):
+        raise TypeError(f"instructions must be a str, got {type(instructions).__name__}")
+    return Agent(name=name, instructions=instructions, model=model, tools=_tool_list(tools),
+                 model_settings=model_settings or ModelSettings())
+
+
+def _model_and_settings(
+    model: Backend | Model | str,
+    model_settings: ModelSettings | None,
+    reader: RealisticReader | None,
+) -> tuple[Model | str, ModelSettings | None]:
+    """The model the agent runs on (a backend unwrapped, the offline model given the
+    reader) and its settings (the backend's, or usage on for Chat Completions)."""
     if isinstance(model, Backend):
         model_settings = model_settings or model.model_settings
         model = model.model
@@ -134,15 +150,12 @@ def make_support_agent(
             "model must be None, a ctxlab Backend, an agents Model instance or a model name "
             f"string; got {type(model).__name__}"
         )
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"name must be a non-empty string, got {name!r}")
-    if not isinstance(instructions, str):
-        raise TypeError(f"instructions must be a str, got {type(instructions).__name__}")
+    return model, model_settings
+
+
+def _tool_list(tools: Sequence[Any] | None) -> list[Any]:
     if tools is None:
-        tool_list = list(SUPPORT_TOOLS)
-    elif isinstance(tools, (str, bytes)) or not isinstance(tools, Sequence):
+        return list(SUPPORT_TOOLS)
+    if isinstance(tools, (str, bytes)) or not isinstance(tools, Sequence):
         raise TypeError(f"tools must be a list of tools, got {type(tools).__name__}")
-    else:
-        tool_list = list(tools)
-    return Agent(name=name, instructions=instructions, model=model, tools=tool_list,
-                 model_settings=model_settings or ModelSettings())
+    return list(tools)

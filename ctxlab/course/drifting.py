@@ -184,6 +184,19 @@ def merge(record: HandoverRecord, rng: random.Random, *, markers: bool = False) 
     for step in record.steps:
         if step.entity == gone:
             step.entity = keep
+    moved = _move_values(facts, gone, keep)
+    if facts.focus == gone:
+        facts.focus = keep
+    if markers:
+        for kind, value in moved:
+            record.doubts.doubt_fact(facts, keep, kind, value, "merged")
+    return (f"merged the {facts.label(gone)} problem into the {facts.label(keep)} one "
+            f"({len(moved)} values moved)")
+
+
+def _move_values(facts: FactTracker, gone: str, keep: str) -> list[tuple[str, str]]:
+    """Move every current value of entity ``gone`` to entity ``keep`` (a single-valued slot's
+    value there is superseded); returns the ``(kind, value)`` pairs moved."""
     moved = []
     for slot in [s for s in facts.slots.values() if s.entity == gone]:
         target = facts.slot(keep, slot.kind)
@@ -198,13 +211,7 @@ def merge(record: HandoverRecord, rng: random.Random, *, markers: bool = False) 
             target.said[value] = slot.said.get(value, 0)
             moved.append((slot.kind, value))
         slot.periods, slot.seen, slot.said = [], {}, {}
-    if facts.focus == gone:
-        facts.focus = keep
-    if markers:
-        for kind, value in moved:
-            record.doubts.doubt_fact(facts, keep, kind, value, "merged")
-    return (f"merged the {facts.label(gone)} problem into the {facts.label(keep)} one "
-            f"({len(moved)} values moved)")
+    return moved
 
 
 def question(record: HandoverRecord, rng: random.Random, *, markers: bool = False

@@ -90,20 +90,30 @@ def load_cases(spec: str) -> list[EvalCase]:
             raise ValueError(f"corpus {spec!r}: {name} takes no argument")
         return {"abcd": abcd_cases, "seed": seed_cases, "zh": zh_cases}[name]()
     if name == "planted":
-        parts = rest.split(":") if rest else []
-        if len(parts) > 3:
-            raise ValueError(f"corpus {spec!r}: expected planted[:N[:MIN-MAX[:SEED]]]")
-        n = _int(parts[0], "N", spec, 1) if parts else 24
-        low, high = 30, 90
-        if len(parts) > 1:
-            bounds = parts[1].split("-")
-            if len(bounds) != 2:
-                raise ValueError(f"corpus {spec!r}: the length range must look like 30-90")
-            low, high = (_int(b, "a turn count", spec, 12) for b in bounds)
-            if low > high:
-                raise ValueError(f"corpus {spec!r}: MIN must not exceed MAX")
-        seed = _int(parts[2], "SEED", spec) if len(parts) > 2 else 0
-        return planted_corpus(n, min_turns=low, max_turns=high, seed=seed)
+        return _planted_cases(spec, rest)
+    return _file_cases(spec)
+
+
+def _planted_cases(spec: str, rest: str) -> list[EvalCase]:
+    """``planted[:N[:MIN-MAX[:SEED]]]``; ``rest`` is what follows ``planted:``."""
+    parts = rest.split(":") if rest else []
+    if len(parts) > 3:
+        raise ValueError(f"corpus {spec!r}: expected planted[:N[:MIN-MAX[:SEED]]]")
+    n = _int(parts[0], "N", spec, 1) if parts else 24
+    low, high = 30, 90
+    if len(parts) > 1:
+        bounds = parts[1].split("-")
+        if len(bounds) != 2:
+            raise ValueError(f"corpus {spec!r}: the length range must look like 30-90")
+        low, high = (_int(b, "a turn count", spec, 12) for b in bounds)
+        if low > high:
+            raise ValueError(f"corpus {spec!r}: MIN must not exceed MAX")
+    seed = _int(parts[2], "SEED", spec) if len(parts) > 2 else 0
+    return planted_corpus(n, min_turns=low, max_turns=high, seed=seed)
+
+
+def _file_cases(spec: str) -> list[EvalCase]:
+    """A log of your own (``file:PATH`` or a path), or a clear error for an unknown name."""
     path = spec[5:] if spec.startswith("file:") else spec
     looks_like_path = spec.startswith("file:") or os.sep in path or path.endswith(
         (".json", ".jsonl"))

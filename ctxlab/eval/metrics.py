@@ -276,12 +276,7 @@ async def evaluate_case(
         if call.warning:
             result.over_budget += 1
         if call.probe is None:  # a probe's view is its turn's history plus a question
-            result.calls += 1
-            problems = validate_items(call.items)
-            if problems:
-                result.invalid_calls += 1
-                if len(result.problems) < KEEP_PROBLEMS:
-                    result.problems.append(f"turn {call.turn} step {call.step}: {problems[0]}")
+            _check_call(result, call)
         if call.probe is not None:
             result.probes.append(
                 await _probe(call, call.probe, matchers, asker if call.probe.id in asked
@@ -298,13 +293,30 @@ async def evaluate_case(
     result.use = uses.records()
     result.latency_ms = {op: [round(s * 1000, 4) for s in samples]
                          for op, samples in replay.timings.samples.items() if samples}
-    record = getattr(replay.session, "summary", None)
-    if record is not None and hasattr(record, "text") and hasattr(record, "items"):
-        result.summary = {
-            "text": record.text, "turns": list(record.turns), "items": list(record.items),
-            "missing_identifiers": list(getattr(record, "missing_identifiers", ())),
-        }
+    result.summary = _final_summary(replay.session)
     return result
+
+
+def _check_call(result: CaseResult, call: ModelCall) -> None:
+    """Count a model call, and whether its items are a valid sequence (the first problems
+    are kept)."""
+    result.calls += 1
+    problems = validate_items(call.items)
+    if problems:
+        result.invalid_calls += 1
+        if len(result.problems) < KEEP_PROBLEMS:
+            result.problems.append(f"turn {call.turn} step {call.step}: {problems[0]}")
+
+
+def _final_summary(session: Any) -> dict[str, Any] | None:
+    """The summary a summarizing session holds at the end, or None."""
+    record = getattr(session, "summary", None)
+    if record is None or not hasattr(record, "text") or not hasattr(record, "items"):
+        return None
+    return {
+        "text": record.text, "turns": list(record.turns), "items": list(record.items),
+        "missing_identifiers": list(getattr(record, "missing_identifiers", ())),
+    }
 
 
 def _turn_metrics(per_turn: dict[int, list[ModelCall]],

@@ -25,7 +25,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from .planted import _FILLER, _FIRST, _LAST, DEVICES, Device, _code, _serial, _version
+from .planted_data import _FILLER, _FIRST, _LAST, DEVICES, Device, _code, _serial, _version
 
 #: Bumped when the generator's output changes for a given seed.
 MULTI_ISSUE_VERSION = 1

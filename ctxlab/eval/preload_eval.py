@@ -23,7 +23,7 @@ from agents import RunConfig, Runner, SQLiteSession
 
 from ..course.offline import catalog
 from ..course.team.tools import order_record
-from .planted import _FIRST, _LAST
+from .planted_data import _FIRST, _LAST
 
 Kind = Literal["return", "warranty", "none"]
 

@@ -22,7 +22,7 @@ import hashlib
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
@@ -149,43 +149,63 @@ def summarize_results(results: Iterable[CaseResult], *, strategy: str, label: st
                       prices: Mapping[str, Price] | None = None) -> StrategySummary:
     """Aggregate one strategy's case results (``model``/``prices`` price the tokens)."""
     chosen = [r for r in results if r.strategy == strategy]
-    probes = [p for r in chosen for p in r.probes]
-    asked = [p for p in probes if p.asked]
+    summary_in = sum(r.summary_input_tokens for r in chosen)
+    summary_out = sum(r.summary_output_tokens for r in chosen)
+    tokens = sum(r.tokens for r in chosen) + summary_in
+    return StrategySummary(
+        strategy=strategy, label=label or strategy, cases=len(chosen),
+        input_tokens=tokens, cost_usd=cost_usd(tokens, summary_out, model, prices),
+        latency_ms=_latency(chosen), summary_input_tokens=summary_in,
+        summary_output_tokens=summary_out,
+        **_case_totals(chosen), **_probe_totals(chosen), **_use_totals(chosen),
+    )
+
+
+def _latency(chosen: Sequence[CaseResult]) -> dict[str, dict[str, float]]:
+    """Per operation: mean, median, 95th percentile and maximum milliseconds."""
     samples: dict[str, list[float]] = {}
     for r in chosen:
         for op, values in r.latency_ms.items():
             samples.setdefault(op, []).extend(values)
-    latency = {
+    return {
         op: {"mean": round(sum(v) / len(v), 4), "p50": round(_percentile(v, 0.5), 4),
              "p95": round(_percentile(v, 0.95), 4), "max": round(max(v), 4)}
         for op, v in samples.items() if v
     }
-    summary_in = sum(r.summary_input_tokens for r in chosen)
-    summary_out = sum(r.summary_output_tokens for r in chosen)
-    tokens = sum(r.tokens for r in chosen) + summary_in
-    uses = [u for r in chosen for u in r.use]
-    return StrategySummary(
-        strategy=strategy, label=label or strategy, cases=len(chosen),
-        turns=sum(r.n_turns for r in chosen), calls=sum(r.calls for r in chosen),
-        probes=len(probes), available=sum(p.available for p in probes),
-        stale_probes=sum(1 for p in probes if p.superseded),
-        stale_errors=sum(p.stale for p in probes),
-        answer_probes=len(asked), answers_correct=sum(bool(p.correct) for p in asked),
-        stale_answers=sum(bool(p.answer_stale) for p in asked),
-        input_tokens=tokens, full_tokens=sum(r.full_tokens for r in chosen),
-        cost_usd=cost_usd(tokens, summary_out, model, prices),
-        invalid_calls=sum(r.invalid_calls for r in chosen),
-        pressure_events=sum(len(r.pressure) for r in chosen),
-        repeated_tool_calls=sum(1 for p in probes if p.from_tool and not p.passed)
+
+
+def _case_totals(chosen: Sequence[CaseResult]) -> dict[str, int]:
+    return {
+        "turns": sum(r.n_turns for r in chosen), "calls": sum(r.calls for r in chosen),
+        "full_tokens": sum(r.full_tokens for r in chosen),
+        "invalid_calls": sum(r.invalid_calls for r in chosen),
+        "pressure_events": sum(len(r.pressure) for r in chosen),
+        "over_budget": sum(r.over_budget for r in chosen),
+        "summary_calls": sum(r.summary_calls for r in chosen),
+    }
+
+
+def _probe_totals(chosen: Sequence[CaseResult]) -> dict[str, int]:
+    probes = [p for r in chosen for p in r.probes]
+    asked = [p for p in probes if p.asked]
+    return {
+        "probes": len(probes), "available": sum(p.available for p in probes),
+        "stale_probes": sum(1 for p in probes if p.superseded),
+        "stale_errors": sum(p.stale for p in probes),
+        "answer_probes": len(asked), "answers_correct": sum(bool(p.correct) for p in asked),
+        "stale_answers": sum(bool(p.answer_stale) for p in asked),
+        "repeated_tool_calls": sum(1 for p in probes if p.from_tool and not p.passed)
         + sum(p.tool_calls for p in asked),
-        over_budget=sum(r.over_budget for r in chosen),
-        latency_ms=latency,
-        current_probes=sum(1 for p in probes if p.use == "current"),
-        summary_calls=sum(r.summary_calls for r in chosen), summary_input_tokens=summary_in,
-        summary_output_tokens=summary_out,
-        use_calls=sum(u.calls for u in uses), use_current=sum(u.current for u in uses),
-        use_stale=sum(u.stale for u in uses), use_missing=sum(u.missing for u in uses),
-    )
+        "current_probes": sum(1 for p in probes if p.use == "current"),
+    }
+
+
+def _use_totals(chosen: Sequence[CaseResult]) -> dict[str, int]:
+    uses = [u for r in chosen for u in r.use]
+    return {
+        "use_calls": sum(u.calls for u in uses), "use_current": sum(u.current for u in uses),
+        "use_stale": sum(u.stale for u in uses), "use_missing": sum(u.missing for u in uses),
+    }
 
 
 @dataclass

@@ -24,7 +24,7 @@ from typing import Any
 
 from agents import RunConfig, Runner
 
-from .planted import _FIRST, _LAST, _code, _serial
+from .planted_data import _FIRST, _LAST, _code, _serial
 
 #: The settings compared, in table order.
 SETTINGS = ("none", "structured", "retrieval", "both")

@@ -337,33 +337,7 @@ def parse_strategy(spec: str | Strategy, *, summarizer: Any = None) -> Strategy:
         return spec
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"a strategy spec must be a non-empty string, got {spec!r}")
-    base: Base | None = None
-    addons: list[tuple[Component, Addon]] = []
-    for position, raw in enumerate(spec.split("+")):
-        part = raw.strip()
-        if not part:
-            raise ValueError(f"strategy {spec!r}: empty part (two '+' in a row, or a '+' at an "
-                             "end)")
-        kind, colon, arg = part.partition(":")
-        component = _COMPONENTS.get(kind.strip()) or _registered_later(kind.strip())
-        if component is None:
-            known = ", ".join(c.syntax for c in components())
-            raise ValueError(f"strategy {spec!r}: unknown part {part!r}; known: {known}")
-        parsed = component.parse(arg.strip() if colon else None, summarizer)
-        if component.role == "base":
-            if position != 0:
-                raise ValueError(f"strategy {spec!r}: the base {part!r} must come first")
-            assert isinstance(parsed, Base)
-            base = parsed
-        else:
-            assert isinstance(parsed, Addon)
-            if any(c.kind == component.kind for c, _ in addons):
-                raise ValueError(f"strategy {spec!r}: {component.kind} appears twice")
-            addons.append((component, parsed))
-    if base is None:
-        parsed_base = _COMPONENTS["full"].parse(None, summarizer)
-        assert isinstance(parsed_base, Base)
-        base = parsed_base
+    base, addons = _parse_parts(spec, summarizer)
     addons.sort(key=lambda pair: (pair[0].order, pair[0].kind))
     for _, addon in addons:
         if addon.needs_ledger and not base.has_ledger:
@@ -382,6 +356,43 @@ def parse_strategy(spec: str | Strategy, *, summarizer: Any = None) -> Strategy:
         label=label,
         params=params,
     )
+
+
+def _parse_parts(spec: str, summarizer: Any) -> tuple[Base, list[tuple[Component, Addon]]]:
+    """The spec's base (``full`` when it names none) and its addons, in the spec's order."""
+    base: Base | None = None
+    addons: list[tuple[Component, Addon]] = []
+    for position, raw in enumerate(spec.split("+")):
+        part = raw.strip()
+        component, parsed = _parse_part(spec, part, summarizer)
+        if component.role == "base":
+            if position != 0:
+                raise ValueError(f"strategy {spec!r}: the base {part!r} must come first")
+            assert isinstance(parsed, Base)
+            base = parsed
+        else:
+            assert isinstance(parsed, Addon)
+            if any(c.kind == component.kind for c, _ in addons):
+                raise ValueError(f"strategy {spec!r}: {component.kind} appears twice")
+            addons.append((component, parsed))
+    if base is None:
+        parsed_base = _COMPONENTS["full"].parse(None, summarizer)
+        assert isinstance(parsed_base, Base)
+        base = parsed_base
+    return base, addons
+
+
+def _parse_part(spec: str, part: str, summarizer: Any) -> tuple[Component, Base | Addon]:
+    """One ``+``-separated part: its component and what the component parsed."""
+    if not part:
+        raise ValueError(f"strategy {spec!r}: empty part (two '+' in a row, or a '+' at an "
+                         "end)")
+    kind, colon, arg = part.partition(":")
+    component = _COMPONENTS.get(kind.strip()) or _registered_later(kind.strip())
+    if component is None:
+        known = ", ".join(c.syntax for c in components())
+        raise ValueError(f"strategy {spec!r}: unknown part {part!r}; known: {known}")
+    return component, component.parse(arg.strip() if colon else None, summarizer)
 
 
 def parse_strategies(specs: Sequence[str | Strategy], *, summarizer: Any = None) -> list[Strategy]:

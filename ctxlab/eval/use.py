@@ -74,6 +74,26 @@ class UseRecord:
     stale_value: str | None = None
 
 
+def _replaced_at(fact: KeyFact, values: Sequence[KeyFact], texts: Sequence[str] | None,
+                 turn_starts: Sequence[int] | None) -> int | None:
+    """The item from which ``fact`` (one of a fact's ``values``) is superseded, or None when
+    the answer key does not say it is (see :class:`UseTracker`)."""
+    if fact.superseded_by is None or fact.first_item is None:
+        return None
+    new = [f for f in values if f.value == fact.superseded_by
+           and f.first_item is not None and f.first_item > fact.first_item]
+    if not new:
+        return None
+    at = min(f.first_item for f in new if f.first_item is not None)
+    if texts is not None and turn_starts and fact.superseded_turn is not None:
+        turn = fact.superseded_turn
+        begin = turn_starts[turn - 1] if 0 < turn <= len(turn_starts) else at
+        later = [i for i in range(max(begin, at), len(texts))
+                 if new[0].found_in(texts[i])]
+        at = later[0] if later else at
+    return at
+
+
 class UseTracker:
     """Scores every model call for every fact that has a history of values by then."""
 
@@ -90,20 +110,9 @@ class UseTracker:
         self.replaced_at: dict[int, int] = {}
         for values in self.by_name.values():
             for fact in values:
-                if fact.superseded_by is None or fact.first_item is None:
-                    continue
-                new = [f for f in values if f.value == fact.superseded_by
-                       and f.first_item is not None and f.first_item > fact.first_item]
-                if not new:
-                    continue
-                at = min(f.first_item for f in new if f.first_item is not None)
-                if texts is not None and turn_starts and fact.superseded_turn is not None:
-                    turn = fact.superseded_turn
-                    begin = turn_starts[turn - 1] if 0 < turn <= len(turn_starts) else at
-                    later = [i for i in range(max(begin, at), len(texts))
-                             if new[0].found_in(texts[i])]
-                    at = later[0] if later else at
-                self.replaced_at[id(fact)] = at
+                at = _replaced_at(fact, values, texts, turn_starts)
+                if at is not None:
+                    self.replaced_at[id(fact)] = at
         self.counts: dict[str, list[int]] = {}
         self.first: dict[str, tuple[int, str]] = {}
 

@@ -57,94 +57,123 @@ def _chat_to_items(
         raise ValueError(
             f"expected a list of Chat Completions messages, got {type(messages).__name__}"
         )
-    all_ids = {
-        call.get("id")
-        for m in messages
-        if isinstance(m, Mapping) and isinstance(m.get("tool_calls"), list)
-        for call in m["tool_calls"]
-        if isinstance(call, Mapping)
-    }
-    issued: dict[str, int] = {}  # original id -> times issued
-    used: set[str] = set()  # ids already given out in the result
-    waiting: dict[str, list[str]] = {}  # original id -> new ids still waiting for an output
-    items: list[dict[str, Any]] = []
+    converter = _Converter(messages, keep_system)
     for index, message in enumerate(messages):
         at = where(index)
-        if not isinstance(message, Mapping):
-            raise ValueError(f"{at}: expected a dict, got {type(message).__name__}")
-        if "role" not in message:
-            raise ValueError(f"{at}: has no 'role'")
-        role = message["role"]
-        if role not in _CHAT_ROLES:
-            hint = (
-                " (the legacy 'function' role is not supported; use tool calls)"
-                if role == "function"
-                else ""
+        role = _role_of(message, at)
+        converter.add[role](message, at)
+    return converter.items
+
+
+def _role_of(message: Any, at: str) -> str:
+    """The message's role, once it is known to be a dict with a role we convert."""
+    if not isinstance(message, Mapping):
+        raise ValueError(f"{at}: expected a dict, got {type(message).__name__}")
+    if "role" not in message:
+        raise ValueError(f"{at}: has no 'role'")
+    role = message["role"]
+    if role not in _CHAT_ROLES:
+        hint = (
+            " (the legacy 'function' role is not supported; use tool calls)"
+            if role == "function"
+            else ""
+        )
+        raise ValueError(
+            f"{at}: unknown role {role!r}; expected one of {list(_CHAT_ROLES)}{hint}"
+        )
+    return role
+
+
+class _Converter:
+    """Converts one conversation's messages in order, keeping call ids unique and pairing
+    each tool message with the oldest unanswered call of its id."""
+
+    def __init__(self, messages: Sequence[Any], keep_system: bool) -> None:
+        self.keep_system = keep_system
+        self.all_ids = {
+            call.get("id")
+            for m in messages
+            if isinstance(m, Mapping) and isinstance(m.get("tool_calls"), list)
+            for call in m["tool_calls"]
+            if isinstance(call, Mapping)
+        }
+        self.issued: dict[str, int] = {}  # original id -> times issued
+        self.used: set[str] = set()  # ids already given out in the result
+        self.waiting: dict[str, list[str]] = {}  # original id -> new ids waiting for an output
+        self.items: list[dict[str, Any]] = []
+        self.add: dict[str, Callable[[Mapping[str, Any], str], None]] = {
+            "system": self.system, "developer": self.system, "user": self.user,
+            "assistant": self.assistant, "tool": self.tool,
+        }
+
+    def system(self, message: Mapping[str, Any], at: str) -> None:
+        if self.keep_system:
+            self.items.append(
+                {"role": message["role"], "content": _plain_text(message.get("content"), at)}
             )
+
+    def user(self, message: Mapping[str, Any], at: str) -> None:
+        self.items.append({"role": "user", "content": _user_content(message.get("content"), at)})
+
+    def assistant(self, message: Mapping[str, Any], at: str) -> None:
+        if "function_call" in message and message["function_call"] is not None:
             raise ValueError(
-                f"{at}: unknown role {role!r}; expected one of {list(_CHAT_ROLES)}{hint}"
+                f"{at}: the legacy 'function_call' field is not supported; use 'tool_calls'"
             )
-        content = message.get("content")
-        if role in ("system", "developer"):
-            if keep_system:
-                items.append({"role": role, "content": _plain_text(content, at)})
-        elif role == "user":
-            items.append({"role": "user", "content": _user_content(content, at)})
-        elif role == "assistant":
-            if "function_call" in message and message["function_call"] is not None:
-                raise ValueError(
-                    f"{at}: the legacy 'function_call' field is not supported; use 'tool_calls'"
-                )
-            parts = _assistant_parts(content, message.get("refusal"), at)
-            if parts:
-                # Plain text (a refusal is kept as its text): the form both the Responses
-                # API and the SDK's Chat Completions converter accept without an item id.
-                text = "\n".join(p.get("text") or p.get("refusal") or "" for p in parts)
-                items.append({"role": "assistant", "content": text})
-            for call in _tool_calls(message, at):
-                original = call["id"]
-                count = issued.get(original, 0) + 1
-                issued[original] = count
-                new_id = original
-                if count > 1:
-                    suffix = count
-                    new_id = f"{original}__{suffix}"
-                    while new_id in all_ids or new_id in used:
-                        suffix += 1
-                        new_id = f"{original}__{suffix}"
-                used.add(new_id)
-                waiting.setdefault(original, []).append(new_id)
-                items.append(
-                    {
-                        "type": "function_call",
-                        "call_id": new_id,
-                        "name": call["name"],
-                        "arguments": call["arguments"],
-                    }
-                )
-        else:  # tool
-            call_id = message.get("tool_call_id")
-            if not isinstance(call_id, str) or not call_id:
-                raise ValueError(f"{at}: tool message has no 'tool_call_id' string")
-            pending = waiting.get(call_id)
-            if not pending:
-                if call_id in issued:
-                    raise ValueError(
-                        f"{at}: tool message answers call id {call_id!r}, whose call was "
-                        "already answered"
-                    )
-                raise ValueError(
-                    f"{at}: tool message answers call id {call_id!r}, which no earlier "
-                    "assistant message issued"
-                )
-            items.append(
+        parts = _assistant_parts(message.get("content"), message.get("refusal"), at)
+        if parts:
+            # Plain text (a refusal is kept as its text): the form both the Responses
+            # API and the SDK's Chat Completions converter accept without an item id.
+            text = "\n".join(p.get("text") or p.get("refusal") or "" for p in parts)
+            self.items.append({"role": "assistant", "content": text})
+        for call in _tool_calls(message, at):
+            self.items.append(
                 {
-                    "type": "function_call_output",
-                    "call_id": pending.pop(0),
-                    "output": _plain_text(content, at),
+                    "type": "function_call",
+                    "call_id": self._new_id(call["id"]),
+                    "name": call["name"],
+                    "arguments": call["arguments"],
                 }
             )
-    return items
+
+    def _new_id(self, original: str) -> str:
+        """The call's id in the result: the original the first time, then ``id__2``, ...
+        skipping ids the conversation or the result already use."""
+        count = self.issued.get(original, 0) + 1
+        self.issued[original] = count
+        new_id = original
+        if count > 1:
+            suffix = count
+            new_id = f"{original}__{suffix}"
+            while new_id in self.all_ids or new_id in self.used:
+                suffix += 1
+                new_id = f"{original}__{suffix}"
+        self.used.add(new_id)
+        self.waiting.setdefault(original, []).append(new_id)
+        return new_id
+
+    def tool(self, message: Mapping[str, Any], at: str) -> None:
+        call_id = message.get("tool_call_id")
+        if not isinstance(call_id, str) or not call_id:
+            raise ValueError(f"{at}: tool message has no 'tool_call_id' string")
+        pending = self.waiting.get(call_id)
+        if not pending:
+            if call_id in self.issued:
+                raise ValueError(
+                    f"{at}: tool message answers call id {call_id!r}, whose call was "
+                    "already answered"
+                )
+            raise ValueError(
+                f"{at}: tool message answers call id {call_id!r}, which no earlier "
+                "assistant message issued"
+            )
+        self.items.append(
+            {
+                "type": "function_call_output",
+                "call_id": pending.pop(0),
+                "output": _plain_text(message.get("content"), at),
+            }
+        )
 
 
 def _plain_text(content: Any, at: str) -> str:

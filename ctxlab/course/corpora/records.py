@@ -96,6 +96,27 @@ def locate_facts(
     a longer word or number (so ``"42"`` is not found in ``"4200"``). Facts come back in the
     order given; a repeated ``(name, value)`` pair is listed once.
     """
+    pairs = _fact_pairs(values)
+    texts = [item_text(item) for item in items]
+    flags = re.IGNORECASE if ignore_case else 0
+    folded = [t.casefold() for t in texts] if ignore_case else texts
+    facts: list[Fact] = []
+    for name, value in pairs:
+        first: int | None = None
+        if whole_word:
+            pattern = re.compile(r"(?<!\w)" + re.escape(value) + r"(?!\w)", flags)
+            first = next((i for i, t in enumerate(texts) if pattern.search(t)), None)
+        else:
+            needle = value.casefold() if ignore_case else value
+            first = next((i for i, t in enumerate(folded) if needle in t), None)
+        where = item_kind(items[first]) if first is not None else None
+        facts.append(Fact(name, value, first, where))
+    return tuple(facts)
+
+
+def _fact_pairs(values: Mapping[str, str | Sequence[str]]) -> list[tuple[str, str]]:
+    """``values`` as ``(name, value)`` pairs in order, each once; a clear error names the
+    fact or value that is not a non-empty string."""
     if not isinstance(values, Mapping):
         raise ValueError(
             f"values must be a dict of fact name -> value(s), got {type(values).__name__}"
@@ -116,21 +137,7 @@ def locate_facts(
                 )
             if (name, value) not in pairs:
                 pairs.append((name, value))
-    texts = [item_text(item) for item in items]
-    flags = re.IGNORECASE if ignore_case else 0
-    folded = [t.casefold() for t in texts] if ignore_case else texts
-    facts: list[Fact] = []
-    for name, value in pairs:
-        first: int | None = None
-        if whole_word:
-            pattern = re.compile(r"(?<!\w)" + re.escape(value) + r"(?!\w)", flags)
-            first = next((i for i, t in enumerate(texts) if pattern.search(t)), None)
-        else:
-            needle = value.casefold() if ignore_case else value
-            first = next((i for i, t in enumerate(folded) if needle in t), None)
-        where = item_kind(items[first]) if first is not None else None
-        facts.append(Fact(name, value, first, where))
-    return tuple(facts)
+    return pairs
 
 
 # ---------------------------------------------------------------------------- item builders

@@ -117,10 +117,29 @@ def seed_support_conversation() -> Conversation:
     """
     # Tool outputs come from the course's own tool data, so a live run of the agent and this
     # recorded conversation agree (the device record is the bulky ~2,000-token one).
+    items = [*_support_diagnosis(), *_support_follow_up()]
+    facts = locate_facts(
+        items,
+        {
+            "ticket_id": _TICKET,
+            "serial": _SERIAL,
+            "customer_name": "Dana Whitfield",
+            "email": _EMAIL,
+            "firmware": "v1.0.3",
+            "error_code": ["42", "404"],
+            "rma": _RMA,
+        },
+        whole_word=True,
+    )
+    meta = {"topic": "laptop", "tools": ["lookup_device", "check_warranty", "get_ticket_status"]}
+    return Conversation("seed-support", "seed", items, facts, meta)
+
+
+def _support_diagnosis() -> list[dict[str, Any]]:
+    """The support chat up to the repair authorisation."""
     device = device_record(_SERIAL)
     warranty = warranty_status(_SERIAL)
-    status = ticket_status(_TICKET)
-    items: list[dict[str, Any]] = [
+    return [
         user("Hi, there's a red light blinking on my laptop and it won't finish starting up."),
         assistant(
             f"Sorry to hear that. I've opened ticket {_TICKET} for you. Could you read "
@@ -162,6 +181,13 @@ def seed_support_conversation() -> Conversation:
             "needs a repair. Good news: your Aurora Care Plus cover runs until "
             f"2027-03-14, so I've opened a repair authorisation, {_RMA}."
         ),
+    ]
+
+
+def _support_follow_up() -> list[dict[str, Any]]:
+    """The rest of the support chat: a 404, ticket status twice, questions about earlier facts."""
+    status = ticket_status(_TICKET)
+    return [
         user("I also tried to download the recovery driver from your site and got a 404."),
         assistant(
             "That's on our side: the download page moved. You won't need the driver "
@@ -218,21 +244,6 @@ def seed_support_conversation() -> Conversation:
         user("Thanks, that's everything."),
         assistant("You're welcome, Dana. Good luck with the repair!"),
     ]
-    facts = locate_facts(
-        items,
-        {
-            "ticket_id": _TICKET,
-            "serial": _SERIAL,
-            "customer_name": "Dana Whitfield",
-            "email": _EMAIL,
-            "firmware": "v1.0.3",
-            "error_code": ["42", "404"],
-            "rma": _RMA,
-        },
-        whole_word=True,
-    )
-    meta = {"topic": "laptop", "tools": ["lookup_device", "check_warranty", "get_ticket_status"]}
-    return Conversation("seed-support", "seed", items, facts, meta)
 
 
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -434,70 +434,9 @@ def stream_events(response: Response, words_per_delta: int = 4) -> list[TRespons
     emit(ResponseInProgressEvent, type="response.in_progress", response=in_progress)
     for index, item in enumerate(response.output):
         if isinstance(item, ResponseFunctionToolCall):
-            emit(
-                ResponseOutputItemAddedEvent,
-                type="response.output_item.added",
-                output_index=index,
-                item=item.model_copy(update={"arguments": "", "status": "in_progress"}),
-            )
-            item_id = item.id or item.call_id
-            emit(
-                ResponseFunctionCallArgumentsDeltaEvent,
-                type="response.function_call_arguments.delta",
-                item_id=item_id,
-                output_index=index,
-                delta=item.arguments,
-            )
-            events.append(
-                ResponseFunctionCallArgumentsDoneEvent.model_validate(
-                    {
-                        "type": "response.function_call_arguments.done",
-                        "item_id": item_id,
-                        "output_index": index,
-                        "arguments": item.arguments,
-                        "name": item.name,
-                        "sequence_number": len(events),
-                    }
-                )
-            )
+            _call_events(events, emit, index, item)
         elif isinstance(item, ResponseOutputMessage):
-            emit(
-                ResponseOutputItemAddedEvent,
-                type="response.output_item.added",
-                output_index=index,
-                item=item.model_copy(update={"content": [], "status": "in_progress"}),
-            )
-            for part_index, part in enumerate(item.content):
-                if not isinstance(part, ResponseOutputText):
-                    continue
-                where = {"item_id": item.id, "output_index": index, "content_index": part_index}
-                emit(
-                    ResponseContentPartAddedEvent,
-                    type="response.content_part.added",
-                    part=part.model_copy(update={"text": ""}),
-                    **where,
-                )
-                for delta in text_deltas(part.text, words_per_delta):
-                    emit(
-                        ResponseTextDeltaEvent,
-                        type="response.output_text.delta",
-                        delta=delta,
-                        logprobs=[],
-                        **where,
-                    )
-                emit(
-                    ResponseTextDoneEvent,
-                    type="response.output_text.done",
-                    text=part.text,
-                    logprobs=[],
-                    **where,
-                )
-                emit(
-                    ResponseContentPartDoneEvent,
-                    type="response.content_part.done",
-                    part=part,
-                    **where,
-                )
+            _message_events(emit, index, item, words_per_delta)
         emit(
             ResponseOutputItemDoneEvent,
             type="response.output_item.done",
@@ -506,3 +445,78 @@ def stream_events(response: Response, words_per_delta: int = 4) -> list[TRespons
         )
     emit(ResponseCompletedEvent, type="response.completed", response=response)
     return cast(list[TResponseStreamEvent], events)
+
+
+def _call_events(
+    events: list[Any], emit: Callable[..., None], index: int, item: ResponseFunctionToolCall
+) -> None:
+    """A function call's added event and its arguments, in one delta."""
+    emit(
+        ResponseOutputItemAddedEvent,
+        type="response.output_item.added",
+        output_index=index,
+        item=item.model_copy(update={"arguments": "", "status": "in_progress"}),
+    )
+    item_id = item.id or item.call_id
+    emit(
+        ResponseFunctionCallArgumentsDeltaEvent,
+        type="response.function_call_arguments.delta",
+        item_id=item_id,
+        output_index=index,
+        delta=item.arguments,
+    )
+    events.append(
+        ResponseFunctionCallArgumentsDoneEvent.model_validate(
+            {
+                "type": "response.function_call_arguments.done",
+                "item_id": item_id,
+                "output_index": index,
+                "arguments": item.arguments,
+                "name": item.name,
+                "sequence_number": len(events),
+            }
+        )
+    )
+
+
+def _message_events(
+    emit: Callable[..., None], index: int, item: ResponseOutputMessage, words_per_delta: int
+) -> None:
+    """A message's added event, then each text part: added, deltas, text done, part done."""
+    emit(
+        ResponseOutputItemAddedEvent,
+        type="response.output_item.added",
+        output_index=index,
+        item=item.model_copy(update={"content": [], "status": "in_progress"}),
+    )
+    for part_index, part in enumerate(item.content):
+        if not isinstance(part, ResponseOutputText):
+            continue
+        where = {"item_id": item.id, "output_index": index, "content_index": part_index}
+        emit(
+            ResponseContentPartAddedEvent,
+            type="response.content_part.added",
+            part=part.model_copy(update={"text": ""}),
+            **where,
+        )
+        for delta in text_deltas(part.text, words_per_delta):
+            emit(
+                ResponseTextDeltaEvent,
+                type="response.output_text.delta",
+                delta=delta,
+                logprobs=[],
+                **where,
+            )
+        emit(
+            ResponseTextDoneEvent,
+            type="response.output_text.done",
+            text=part.text,
+            logprobs=[],
+            **where,
+        )
+        emit(
+            ResponseContentPartDoneEvent,
+            type="response.content_part.done",
+            part=part,
+            **where,
+        )

@@ -141,21 +141,9 @@ def plan_reply(
     kinds = ALL_FACT_KINDS if zh else FACT_KINDS
     facts = classify(items, find_facts(items, instructions=instructions, kinds=kinds))
     intent = read_intent(user_text)
-    if intent.constraints or intent.commitments:
-        constraints, commitments = statements_in_view(items[:last_user], see=see)
-        return Plan(text=replies.statements_answer(
-            [plain(s) for s in constraints] if intent.constraints else None,
-            [plain(s) for s in commitments] if intent.commitments else None, language))
-    if intent.data_request:
-        return Plan(text=replies.DATA_REQUEST_ZH if zh else replies.DATA_REQUEST)
-    if intent.recall:
-        found = facts if see is None else {
-            kind: [f for f in mentions if see(f.index, f.start, f.value)]
-            for kind, mentions in facts.items()}
-        device = _device_named(user_text, items, found, intent.recall) if zh else None
-        return Plan(text=replies.recall_answer(intent.recall, found, _output_tools(items),
-                                               language, device,
-                                               doubtful=doubtful(items, found)))
+    answer = _answer_question(intent, user_text, items, last_user, facts, see, language)
+    if answer is not None:
+        return Plan(text=answer)
 
     if intent.wants_tool:
         plan = _plan_tools(intent, facts, tools, turn, allow_tools, language)
@@ -169,6 +157,47 @@ def plan_reply(
             return Plan(text=replies.symptom_reply(
                 symptoms[0], [s.title for s in symptoms[1:]], ack, "zh"))
         return Plan(text=_small_talk_zh(intent, ack))
+    return Plan(text=_reply_en(intent, ack, symptoms, items, last_user))
+
+
+def _answer_question(
+    intent: Intent,
+    user_text: str,
+    items: Sequence[Mapping[str, Any]],
+    last_user: int,
+    facts: Mapping[str, list[Found]],
+    see: Callable[[int, int, str], bool] | None,
+    language: Language,
+) -> str | None:
+    """The answer to a question about what was agreed or said (constraints, promises, a
+    fact to recall) or to a data request; None for any other message."""
+    zh = language == "zh"
+    if intent.constraints or intent.commitments:
+        constraints, commitments = statements_in_view(items[:last_user], see=see)
+        return replies.statements_answer(
+            [plain(s) for s in constraints] if intent.constraints else None,
+            [plain(s) for s in commitments] if intent.commitments else None, language)
+    if intent.data_request:
+        return replies.DATA_REQUEST_ZH if zh else replies.DATA_REQUEST
+    if intent.recall:
+        found = facts if see is None else {
+            kind: [f for f in mentions if see(f.index, f.start, f.value)]
+            for kind, mentions in facts.items()}
+        device = _device_named(user_text, items, found, intent.recall) if zh else None
+        return replies.recall_answer(intent.recall, found, _output_tools(items), language,
+                                     device, doubtful=doubtful(items, found))
+    return None
+
+
+def _reply_en(
+    intent: Intent,
+    ack: str,
+    symptoms: Sequence[Any],
+    items: Sequence[Mapping[str, Any]],
+    last_user: int,
+) -> str:
+    """An English reply without tools: symptom steps (naming the other open issues), a
+    closure, thanks, a greeting, or a clarifying question."""
     earlier = _open_issues(
         [normalize(item_text(it)) for it in items[:last_user] if is_user_message(it)]
     )
@@ -176,24 +205,22 @@ def plan_reply(
         first = symptoms[0]
         also = [s.title for s in symptoms[1:]]
         also += [title for key, title in earlier.open if key != first.key and title not in also]
-        return Plan(text=replies.symptom_reply(first, also, ack))
+        return replies.symptom_reply(first, also, ack)
     if intent.closure:
         closed = earlier.title_of(earlier.current)
         remaining = [title for key, title in earlier.open if key != earlier.current]
-        return Plan(text=replies.closure_reply(closed, remaining))
+        return replies.closure_reply(closed, remaining)
     if intent.thanks:
-        return Plan(text=replies.THANKS)
+        return replies.THANKS
     if intent.greeting and not ack:
-        return Plan(text=replies.GREETING)
+        return replies.GREETING
     if ack and earlier.current is not None:
         title = earlier.title_of(earlier.current)
-        return Plan(
-            text=f"{ack} Thanks, that helps with the {title} issue. "
-            "What happens now when you try again: do you see any message on screen?"
-        )
+        return (f"{ack} Thanks, that helps with the {title} issue. "
+                "What happens now when you try again: do you see any message on screen?")
     if ack:
-        return Plan(text=f"{ack} What problem are you seeing with the device?")
-    return Plan(text=replies.FALLBACK_QUESTION)
+        return f"{ack} What problem are you seeing with the device?"
+    return replies.FALLBACK_QUESTION
 
 
 def _small_talk_zh(intent: Intent, ack: str) -> str:

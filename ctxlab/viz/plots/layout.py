@@ -138,23 +138,8 @@ def place_labels(
         extent = probe.get_window_extent(renderer)
         probe.remove()
         width, height = extent.width, extent.height
-        best: tuple[float, float, float] | None = None  # (cost, radius, angle)
-        for radius in _RADII:
-            for angle in _ANGLES:
-                box = _candidate(x, y, _px(ax, radius), angle, width, height, half)
-                inside = (box.x0 >= frame.x0 and box.x1 <= frame.x1
-                          and box.y0 >= frame.y0 and box.y1 <= frame.y1)
-                cost = sum(_overlap(box, other) for other in taken) + (0 if inside else 1e9)
-                if _nearest(box, screen) != index:  # it would read as another point's label
-                    cost += 1.0
-                if best is None or cost < best[0]:
-                    best = (cost, radius, angle)
-                if cost == 0:
-                    break
-            if best is not None and best[0] == 0:
-                break
-        assert best is not None
-        _, radius, angle = best
+        radius, angle = _best_spot(ax, (x, y), index, (width, height, half), taken, screen,
+                                   frame)
         box = _candidate(x, y, _px(ax, radius), angle, width, height, half)
         taken.append(box)
         ha, va = _alignment(angle)
@@ -169,6 +154,46 @@ def place_labels(
                         "shrinkA": 0, "shrinkB": size / 2} if far else None,
         ))
     return labels
+
+
+def _best_spot(
+    ax: Axes,
+    point: tuple[float, float],
+    index: int,
+    shape: tuple[float, float, float],
+    taken: Sequence[Bbox],
+    screen: Sequence[tuple[float, float]],
+    frame: Bbox,
+) -> tuple[float, float]:
+    """``(radius, angle)`` of the cheapest place for point ``index``'s label (``shape``:
+    its width and height, and half the marker, in px): the first one that overlaps
+    nothing, stays inside ``frame`` and reads as this point's label, else the least bad."""
+    x, y = point
+    width, height, half = shape
+    best: tuple[float, float, float] | None = None  # (cost, radius, angle)
+    for radius in _RADII:
+        for angle in _ANGLES:
+            box = _candidate(x, y, _px(ax, radius), angle, width, height, half)
+            cost = _cost(box, index, taken, screen, frame)
+            if best is None or cost < best[0]:
+                best = (cost, radius, angle)
+            if cost == 0:
+                break
+        if best is not None and best[0] == 0:
+            break
+    assert best is not None
+    return best[1], best[2]
+
+
+def _cost(box: Bbox, index: int, taken: Sequence[Bbox], screen: Sequence[tuple[float, float]],
+          frame: Bbox) -> float:
+    """How bad a label box is: the area it covers, outside the axes, or nearer another point."""
+    inside = (box.x0 >= frame.x0 and box.x1 <= frame.x1
+              and box.y0 >= frame.y0 and box.y1 <= frame.y1)
+    cost = sum(_overlap(box, other) for other in taken) + (0 if inside else 1e9)
+    if _nearest(box, screen) != index:  # it would read as another point's label
+        cost += 1.0
+    return cost
 
 
 def _nearest(box: Bbox, points: Sequence[tuple[float, float]]) -> int:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from matplotlib.axes import Axes
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
@@ -229,6 +230,26 @@ def plot_context_timeline(
     ax.set_yticks([y - 0.5 for y in range(height + 1)], minor=True)
     ax.grid(which="minor", color="#FFFFFF", linewidth=1.0 if width <= 60 else 0.0)
     ax.tick_params(which="minor", length=0)
+    _timeline_ticks(ax, rows, (height, width), size, with_panel)
+    ax.set_title(title)
+    used = {c for row in grid for c in row if c is not None}
+    if with_panel:
+        used.add("summary")
+    handles = [Patch(facecolor=TIMELINE_COLORS[s], label=s) for s in (*STATES, NEW_INPUT)
+               if s in used]
+    handles.append(Patch(facecolor="#FFFFFF", edgecolor="#999999", label="not stored yet"))
+    if side is not None:
+        _summary_panel(side, synthetic, height)
+    across = len(handles) if size[0] >= 1.05 * len(handles) else -(-len(handles) // 2)
+    fig.legend(handles=handles, loc="outside lower center", ncol=across,
+               frameon=False, fontsize=SMALL_FONT + 1, handlelength=1.4, columnspacing=1.2)
+    return fig
+
+
+def _timeline_ticks(ax: Axes, rows: Sequence[tuple[str, Ledger, int]], shape: tuple[int, int],
+                    size: tuple[float, float], with_panel: bool) -> None:
+    """Row labels, item indexes and (on top) where each user turn starts, as many as fit."""
+    height, width = shape
     # one label per row while they fit (about 1.4 lines of text each), else every k-th row
     # and always the last one
     rows_per_inch = height / max(1.0, size[1] - 2.2)
@@ -251,25 +272,17 @@ def plot_context_timeline(
         top.set_xticks([index for index, _ in shown], [label for _, label in shown])
         top.tick_params(labelsize=SMALL_FONT, length=3)
         top.set_xlabel("where each user turn starts", fontsize=SMALL_FONT)
-    ax.set_title(title)
-    used = {c for row in grid for c in row if c is not None}
-    if with_panel:
-        used.add("summary")
-    handles = [Patch(facecolor=TIMELINE_COLORS[s], label=s) for s in (*STATES, NEW_INPUT)
-               if s in used]
-    handles.append(Patch(facecolor="#FFFFFF", edgecolor="#999999", label="not stored yet"))
-    if side is not None:
-        side.barh(range(height), synthetic, color=STATE_COLORS["summary"], height=0.7)
-        side.set_xlabel("tokens")
-        side.tick_params(axis="y", which="both", left=False)
-        side.xaxis.get_major_locator().set_params(nbins=2)
-        side.set_title("summary", fontsize=SMALL_FONT + 1)
-        for spine in ("top", "right"):
-            side.spines[spine].set_visible(False)
-    across = len(handles) if size[0] >= 1.05 * len(handles) else -(-len(handles) // 2)
-    fig.legend(handles=handles, loc="outside lower center", ncol=across,
-               frameon=False, fontsize=SMALL_FONT + 1, handlelength=1.4, columnspacing=1.2)
-    return fig
+
+
+def _summary_panel(side: Axes, synthetic: Sequence[int], height: int) -> None:
+    """The narrow panel of summary tokens per call."""
+    side.barh(range(height), synthetic, color=STATE_COLORS["summary"], height=0.7)
+    side.set_xlabel("tokens")
+    side.tick_params(axis="y", which="both", left=False)
+    side.xaxis.get_major_locator().set_params(nbins=2)
+    side.set_title("summary", fontsize=SMALL_FONT + 1)
+    for spine in ("top", "right"):
+        side.spines[spine].set_visible(False)
 
 
 # ------------------------------------------------------------------------- budget bars
