@@ -78,6 +78,10 @@ def test_the_token_trigger_folds_past_45_percent_of_a_16k_window():
     share, turns = rows["summarize:2@45%/16k"], rows["summarize:2/4"]
     assert share[0] == "1" and int(turns[0]) > 10 * int(share[0])
     assert number_after(prose, "call read ") == float(share[1].replace(",", ""))
+    bound = number_after(shown, "one summarizer call reads at most ")
+    assert number_after(prose, "within the ") == bound >= float(share[1].replace(",", ""))
+    tips = " ".join(LESSON.markdown(LESSON.find("## Try it with a real model")).split())
+    assert f"({bound:,.0f} by default" in tips and bound <= 16384
     assert number_after(prose, "`summarize:2/4` folded ") == float(turns[0])
     assert number_after(prose, "summarizer read ") == float(turns[1].replace(",", ""))
     assert number_after(prose, "up to ") == float(share[3].replace(",", "")) == peak
