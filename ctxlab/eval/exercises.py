@@ -355,6 +355,12 @@ async def check_memory_setup(make_session: Any, make_manager: Any) -> CheckResul
         manager = make_manager(session)
     except Exception as exc:
         return CheckResult(False, f"building the setup failed: {type(exc).__name__}: {exc}")
+    from .exercise_memory import SetupRejected, check_parts
+
+    try:
+        check_parts(session, manager)
+    except SetupRejected as exc:
+        return CheckResult(False, str(exc))
     config = manager.run_config(tracing_disabled=True) if manager is not None else _QUIET
     records = await run_conversation(agent, messages, session, run_config=config)
     full = await run_conversation(agent, messages, SQLiteSession("exercise-05-full"),
