@@ -9,15 +9,18 @@ forward. :func:`drift_report` evaluates planted conversations with it in four va
 * ``+ markers``: each mistake marked ``[uncertain]`` (:mod:`ctxlab.summarizers.doubts`): the
   agent asks the customer to confirm instead of stating a wrong value, and a later turn
   that mentions the value settles it;
-* ``+ rebuild every N``: every ``N`` folds the summary is rebuilt from the raw log in one
-  fold (:meth:`ctxlab.SummarizingSession.rebuild_summary`), so only one fold's worth of
-  drift survives a rebuild;
+* ``+ rebuild every N``: every ``N``-th fold summarizes everything folded again from the raw
+  log instead of extending the previous summary (the session's ``rebuild_every=N``; the same
+  fold :meth:`ctxlab.SummarizingSession.rebuild_summary` makes on demand), so only one
+  fold's worth of drift survives a rebuild; it costs no extra call, but that fold reads
+  every folded turn;
 * ``+ both``;
 
 next to the exact extractive summarizer, and reports per variant: facts presented as
 current, superseded values presented as current, and how the agent answered the probes:
 correctly, by asking to confirm an uncertain value, by stating a wrong value, or not at all.
-Every fold and rebuild is a summarizer call and is counted in the tokens (``vs full``).
+Every summarizer call (a rebuild fold reading the whole raw log included) is counted in the
+tokens (``vs full``).
 ``python -m ctxlab drift`` prints the same table.
 """
 
@@ -42,33 +45,6 @@ from .strategies import Strategy
 
 #: How a reply says a value is uncertain (:data:`ctxlab.course.offline.replies.UNSURE`).
 UNSURE_CUES = ("marked as uncertain", "could you confirm", "待确认")
-
-
-class RebuildEvery:
-    """A :class:`~ctxlab.SummarizingSession` whose summary is rebuilt from the raw log
-    after every ``every`` folds (it delegates everything else to the session).
-
-    ``SummarizingSession`` gains a ``rebuild_every=N`` option of its own (issue 22); this
-    wrapper does the same with the public :meth:`~ctxlab.SummarizingSession.rebuild_summary`.
-    """
-
-    def __init__(self, session: SummarizingSession, every: int):
-        if isinstance(every, bool) or not isinstance(every, int) or every < 1:
-            raise ValueError(f"every must be a whole number >= 1, got {every!r}")
-        self.session = session
-        self.every = every
-        self.rebuilds = 0
-        self._folds = 0
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.session, name)
-
-    async def add_items(self, items: list[Any]) -> None:
-        await self.session.add_items(items)
-        if self.session.summaries_applied - self._folds >= self.every:
-            await self.session.rebuild_summary()
-            self.rebuilds += 1
-            self._folds = self.session.summaries_applied
 
 
 @dataclass(frozen=True)
@@ -101,9 +77,9 @@ def drift_strategy(variant: DriftVariant, *, keep: int = 2, limit: int = 4, rate
     def make(session_id: str) -> Any:
         inner = (DriftingSummarizer(rate=rate, seed=seed, markers=variant.markers)
                  if variant.drifting else ExtractiveSummarizer())
-        session = SummarizingSession(keep_last_n_turns=keep, context_limit=limit,
-                                     summarizer=MeteredSummarizer(inner), session_id=session_id)
-        return RebuildEvery(session, variant.rebuild_every) if variant.rebuild_every else session
+        return SummarizingSession(keep_last_n_turns=keep, context_limit=limit,
+                                  summarizer=MeteredSummarizer(inner), session_id=session_id,
+                                  rebuild_every=variant.rebuild_every)
 
     return Strategy(f"summarize:{keep}/{limit} ({variant.name})", make, label=variant.label,
                     params={"base": f"summarize:{keep}/{limit}", "keep_last_n_turns": keep,
@@ -168,8 +144,8 @@ class DriftReport:
                      "facts the view presents as current; stale = model calls presenting a "
                      "superseded value as current; answers to the "
                      f"{self.rows[0].asked} asked probes: correct, asks to confirm, states a "
-                     "wrong value, states none; calls = summarizer calls (folds and "
-                     "rebuilds), counted in vs full")
+                     "wrong value, states none; calls = summarizer calls (a rebuild is a "
+                     "fold that reads the raw log), counted in vs full")
         return "\n".join(lines)
 
 

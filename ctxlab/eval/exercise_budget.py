@@ -6,10 +6,11 @@ tokens), not what the manager says about itself: a manager that undercounts (no 
 schemas), a subclass that passes the input through, or a budget the calls do not keep is
 caught. One kind of call may exceed the budget: one that holds nothing but the part a
 ContextManager never drops (the instructions, the tool schemas and the current turn: the
-new message and the tool calls and outputs of this run). In the support chat, turn 2's
-second call carries the 1,954-token ``lookup_device`` output that has just arrived; no
-choice of what to keep can bring it under 1,800, and the verdict says so, with the
-numbers, instead of a pass message that contradicts them.
+new message and the tool calls and outputs of this run) even after the manager's last resort
+(the current turn's tool outputs sent as previews). In the support chat, turn 2's second call
+carries the 1,954-token ``lookup_device`` output that has just arrived, more than 1,800 on
+its own; the manager sends it as a preview, so every call fits. Should a call still be over,
+the verdict names it, with the numbers, instead of a pass message that contradicts them.
 """
 
 from __future__ import annotations

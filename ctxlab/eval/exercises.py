@@ -277,8 +277,12 @@ async def check_summarizing_setup(keep_last_n_turns: Any, context_limit: Any) ->
     answers the five recall probes of the support chat, spends at most 60% of the full
     history's tokens (every fold is a summarizer call, and counts), and folds as rarely as
     any setting can under those conditions."""
-    if keep_last_n_turns is None or context_limit is None:
+    if keep_last_n_turns is None:
         return _pending("`keep_last_n_turns` and `context_limit`")
+    if context_limit is None:  # legal for a session (a token trigger only), not here
+        return CheckResult(False, "context_limit=None folds on tokens only (the lesson's "
+                                  "summarize:K@P%/W); this exercise tunes the turn trigger: "
+                                  "give context_limit a whole number of turns")
     keep, limit = whole_number(keep_last_n_turns), whole_number(context_limit)
     if keep is None or limit is None:
         return CheckResult(False, "keep_last_n_turns and context_limit are whole numbers of "
@@ -351,6 +355,12 @@ async def check_memory_setup(make_session: Any, make_manager: Any) -> CheckResul
         manager = make_manager(session)
     except Exception as exc:
         return CheckResult(False, f"building the setup failed: {type(exc).__name__}: {exc}")
+    from .exercise_memory import SetupRejected, check_parts
+
+    try:
+        check_parts(session, manager)
+    except SetupRejected as exc:
+        return CheckResult(False, str(exc))
     config = manager.run_config(tracing_disabled=True) if manager is not None else _QUIET
     records = await run_conversation(agent, messages, session, run_config=config)
     full = await run_conversation(agent, messages, SQLiteSession("exercise-05-full"),

@@ -14,6 +14,7 @@ from ctxlab.eval.exercise_budget import over_budget
 from ctxlab.eval.exercises import check_budget_setup
 
 from conftest import arun
+from lesson_outputs import number_after
 
 
 class PassThrough(ContextManager):
@@ -38,15 +39,13 @@ def verdict(manager):
     ContextManager(1800, role_aware=True),
     ContextManager(1800, role_aware=True, compactor=ToolOutputCompactor()),
 ], ids=["role-aware", "role-aware+compaction"])
-def test_the_answer_passes_and_says_exactly_why_one_call_is_over(manager):
+def test_the_answer_passes_and_every_call_keeps_the_budget(manager):
     result = verdict(manager)
     assert result.passed is True
-    # no contradiction ("at most 1,800 tokens per call (largest call sent: 2,481)"): the
-    # one call over the budget is named, with what it holds
-    assert "22 of the 23 model calls within 1,800 tokens" in result.message
-    assert "turn 2's call 2 (2,481 tokens)" in result.message
-    assert "instructions and tool schemas (476)" in result.message
-    assert "the 1,954-token lookup_device output that has just arrived" in result.message
+    # turn 2's call 2 carries the 1,954-token lookup_device output: the manager's last
+    # resort sends it as a preview, so no call is over (it once sent 2,481 tokens)
+    assert "every one of the 23 model calls within 1,800 tokens" in result.message
+    assert number_after(result.message, "largest: ") <= 1800
     assert "at most 1,800 tokens per call" not in result.message
 
 
@@ -54,7 +53,7 @@ def test_the_answer_passes_and_says_exactly_why_one_call_is_over(manager):
     (ContextManager(100_000), "max_tokens=100,000: the budget is 1,800"),  # lesson's observer
     (ContextManager(2500), "max_tokens=2,500"),  # the lesson's budget
     (ContextManager(2500, compactor=ToolOutputCompactor()), "max_tokens=2,500"),  # + compaction
-    (ContextManager(1800), "forgot (or never obtained): rma, serial, ticket_id"),
+    (ContextManager(1800), "forgot (or never obtained): rma, serial, ticket_id"),  # section 2
     (ContextManager(1800, compactor=ToolOutputCompactor()), "ticket_id"),
     (ContextManager(1, role_aware=True), "forgot"),  # degenerate: the floor only
     (ContextManager(1800, role_aware=True, tools=[]), "did not keep its budget"),  # undercounts

@@ -75,6 +75,9 @@ def test_the_fewest_fold_settings_pass_in_any_whole_number_form():
     (2, 3, "the limit is 60%"),         # the lesson's own setting, now that folds count
     (1, 1, "the limit is 60%"),         # a fold every turn is priced
     (2, 4, "the limit is 60%"),         # the default summarize:2/4: just over, folds counted
+    (1, 2, "some setting needs only"),  # the lesson's fold-after-every-second-turn example
+    (2, 8, "the limit is 60%"),         # the turn part of the lesson's summarize:2/8@7372
+    (2, None, "folds on tokens only"),  # the lesson's token trigger has no turn limit
     (1, 3, "some setting needs only"),  # good enough, but folds more often than needed
     (1, 4, "some setting needs only"),
     (0, 6, "did not see turn"),         # keeps no turn verbatim (issue 21: it passed)

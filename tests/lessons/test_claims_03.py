@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from lesson_outputs import Lesson, number_after
 
@@ -36,13 +37,60 @@ def test_the_cost_claims_count_the_folds():
     cell = LESSON.find("Summarizing answers every probe, trimming none")
     prose, shown = LESSON.markdown(cell), LESSON.output_above(cell)
     line = next(ln for ln in shown.splitlines() if ln.startswith("summarize 2/3"))
-    assert number_after(prose, "every third turn costs ") == float(re.search(r"\((\d+)%", line)[1])
+    assert number_after(prose, "`summarize 2/3`\ncosts ") == float(re.search(r"\((\d+)%", line)[1])
     agent_share = round(100 * number_after(line, "agent calls") / number_after(
         shown, "full history   agent calls"))
     assert number_after(prose, "not the ") == agent_share
     assert number_after(prose, "send (") == number_after(line, "input tokens;")
     trim = next(ln for ln in shown.splitlines() if ln.startswith("trim 3 turns"))
     assert number_after(prose, "trimming costs ") == float(re.search(r"\((\d+)%", trim)[1])
+    folds = re.search(r"summarize 2/3 folds in turns \[([\d, ]+)\]", shown)[1]
+    turns = [int(t) for t in folds.split(",")]
+    assert len(turns) == number_after(prose, "send (") and turns[0] == number_after(
+        prose, "from turn ") and {b - a for a, b in pairwise(turns)} == {2}
+    assert "every second turn" in prose
+    for label, said in (("trim 3 turns", "trimming sends "), ("summarize 2/3", "calls send ")):
+        low, high = re.search(label + r": turns 6-20 send ([\d,]+) to ([\d,]+)", shown).groups()
+        assert (number_after(prose, said), number_after(prose, said + low + " to ")) == (
+            float(low.replace(",", "")), float(high.replace(",", "")))
+
+
+def test_the_token_trigger_folds_past_45_percent_of_a_16k_window():
+    cell = LESSON.find("The threshold is ")
+    prose, shown = " ".join(LESSON.markdown(cell).split()), LESSON.output_above(cell)
+    code = LESSON.source(LESSON.find("watch_folds(by_share", kind="code"))
+    assert 'parse_strategy("summarize:2@45%/16k"' in code
+    threshold = number_after(shown, "folds past ")
+    assert threshold == int(0.45 * 16384) == number_after(prose, "The threshold is ")
+    fold = re.search(r"turn (\d+) left ([\d,]+) tokens; turn (\d+) brought them to ([\d,]+): "
+                     r"fold; ([\d,]+) tokens after it", shown)
+    assert fold, shown
+    before_turn, before, turn, peak, after = (float(g.replace(",", "")) for g in fold.groups())
+    assert before <= threshold < peak and after < threshold and turn == before_turn + 1
+    assert shown.count(": fold;") == 1  # one fold in 150 turns
+    assert (number_after(prose, "turn 139 leaves it at "), number_after(prose, "brings it to "),
+            number_after(prose, "session shows ")) == (before, peak, after)
+    assert number_after(prose, "turn ") == before_turn and f"turn {int(turn)} brings" in prose
+    covered = re.search(r"the summary covers turns (\d+)-(\d+)", shown).groups()
+    assert f"takes turns {covered[0]}-{covered[1]}" in prose
+    rows = {ln[:20].strip(): ln[20:].replace("+", " ").split()
+            for ln in shown.splitlines() if ln.startswith("summarize:")}
+    share, turns = rows["summarize:2@45%/16k"], rows["summarize:2/4"]
+    assert share[0] == "1" and int(turns[0]) > 10 * int(share[0])
+    assert number_after(prose, "call read ") == float(share[1].replace(",", ""))
+    bound = number_after(shown, "one summarizer call reads at most ")
+    assert number_after(prose, "within the ") == bound >= float(share[1].replace(",", ""))
+    tips = " ".join(LESSON.markdown(LESSON.find("## Try it with a real model")).split())
+    assert f"({bound:,.0f} by default" in tips and bound <= 16384
+    assert number_after(prose, "`summarize:2/4` folded ") == float(turns[0])
+    assert number_after(prose, "summarizer read ") == float(turns[1].replace(",", ""))
+    assert number_after(prose, "up to ") == float(share[3].replace(",", "")) == peak
+    assert number_after(prose, "shown ") == float(share[4].replace(",", ""))
+    assert number_after(prose, "against ") == float(turns[4].replace(",", ""))
+    assert (number_after(prose, "folds' "), number_after(prose, "folds' " + turns[1] + " + ")) == (
+        float(turns[1].replace(",", "")), float(turns[2].replace(",", "")))
+    # the token trigger is the ceiling, not the saving: it shows more history in all
+    assert int(share[4].replace(",", "")) > int(turns[4].replace(",", ""))
 
 
 def test_the_drift_claims_match_the_tables():
@@ -70,7 +118,9 @@ def test_the_drift_claims_match_the_tables():
     assert number_after(prose, "were right (") == int(drift[2])
     assert number_after(prose, "fall to ") == int(marked[2])
     assert number_after(prose, "lost values back (") == float(rebuild[0].rstrip("%"))
-    assert number_after(prose, "for ") == int(rebuild[6]) - int(drift[6])
+    assert rebuild[6] == drift[6] and "no extra summarizer\ncall" in prose  # rebuild_every
+    assert (number_after(prose, "rises from "), number_after(prose, "% to ")) == (
+        float(drift[7].rstrip("%")), float(rebuild[7].rstrip("%")))
     assert both[4] == "0" and number_after(prose, "only ") == int(both[3])
 
 

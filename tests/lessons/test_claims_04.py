@@ -98,10 +98,30 @@ def test_the_chinese_counts(lesson):
     assert f"falls {short.group(1)}% short" in text and corpus > 0
 
 
-def test_the_exercise_names_the_call_no_budget_can_fit(lesson):
+def test_the_last_resort_compacts_the_current_turn_under_a_budget_it_cannot_fit(lesson):
+    cell = lesson.find("Under 2,500 tokens the current turn fits")
+    text, shown = prose(lesson, cell), lesson.output_above(cell)
+    wide = re.search(r"budget 2,500: ([\d,]+) tokens sent; dropped: earlier turn 1 of 1", shown)
+    tight = re.search(r"budget 1,800: ([\d,]+) tokens sent; dropped: the current turn's "
+                      r"lookup_device output compacted \((\d+) -> (\d+) tokens\)", shown)
+    assert wide and tight, shown
+    sent_wide, sent, before, after = (float(g.replace(",", "")) for g in (*wide.groups(),
+                                                                          *tight.groups()))
+    assert sent_wide <= 2500 and sent <= 1800 < before  # over by itself, and then it fits
+    assert number_after(text, "room: ") == sent_wide
+    assert (number_after(text, "as a preview, "), number_after(text, "-> ")) == (before, after)
+    assert f"{sent:,.0f} tokens in all" in text
+    assert "TCK-48213" in shown.split("total")[1]  # turn 1 (the ticket number) is back
+    budget_text = prose(lesson, lesson.find("A hard budget"))
+    assert "last resort" in budget_text and "current turn's bulky tool outputs as previews" in (
+        budget_text)
+
+
+def test_the_exercise_names_the_call_over_the_budget_by_itself(lesson):
     text = prose(lesson, lesson.find("Make it tighter"))
     largest = lesson.output(lesson.find("budget = ContextManager(max_tokens=2500)", kind="code"))
     device = lesson.output(lesson.find("device_output = next", kind="code"))
-    assert re.search(r"turn 2, call 2", largest) and "the second call of turn 2" in text
+    assert re.search(r"turn 2, call 2", largest) and "The second call of turn 2" in text
     original = number_after(device, "original:")
-    assert f"({original:,.0f} tokens)" in text
+    assert f"({original:,.0f} tokens)" in text and original > 1800
+    assert "sends it as a preview" in text and "never dropped or shortened" not in text

@@ -1,0 +1,100 @@
+"""When does a summarizing session fold? The tokens it shows the model, turn by turn.
+
+:func:`watch_folds` stores a recorded conversation in a session the way the Runner would
+have stored it (one ``add_items`` per user message, tool round and reply) and measures,
+after every user turn, what the model would be shown next (the session's items, counted
+with the session's own tokenizer) and how many folds the turn made. For a token-triggered
+session (``summarize:K@T``, ``summarize:K@P%/W``) it shows the trigger at work: the view
+grows turn by turn until one pushes it past the threshold, a fold takes every turn but the
+last K in, and the view drops to the summary pair plus those turns. For a turn-triggered one
+(``summarize:K/L``) it shows the folds every few turns. The session's summarizer is metered
+(:class:`~ctxlab.summarizers.metered.MeteredSummarizer`), so the folds' own tokens are
+counted too. Nothing is sent to a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..summarizers.metered import metered
+
+
+@dataclass(frozen=True)
+class TurnTokens:
+    """One user turn: the tokens of the session's items once it is stored (``tokens``),
+    and, when the turn made a fold, what the items came to just before it (``peak``: the
+    items shown so far plus the batch that fired the trigger). Items are counted as they
+    are stored and the view is counted again after each fold."""
+
+    turn: int
+    tokens: int
+    folds: int = 0
+    peak: int | None = None
+
+
+@dataclass(frozen=True)
+class FoldWatch:
+    """Every turn of one conversation in one session, and what its folds cost."""
+
+    turns: list[TurnTokens]
+    summarizer_calls: int
+    summarizer_input_tokens: int
+    summarizer_output_tokens: int
+
+    @property
+    def folds(self) -> list[TurnTokens]:
+        """The turns that made a fold, in order."""
+        return [t for t in self.turns if t.folds]
+
+    @property
+    def n_folds(self) -> int:
+        """How many folds the conversation made."""
+        return sum(t.folds for t in self.turns)
+
+    @property
+    def shown_total(self) -> int:
+        """Tokens of the session's items summed over the turns: roughly what the agent's
+        calls would read of the history over the whole conversation."""
+        return sum(t.tokens for t in self.turns)
+
+    @property
+    def largest(self) -> int:
+        """The most the model would be shown of the history in one call."""
+        return max((t.peak or t.tokens for t in self.turns), default=0)
+
+
+def _is_user_message(item: Any) -> bool:
+    return isinstance(item, Mapping) and item.get("role") == "user" and item.get(
+        "type", "message") == "message"
+
+
+async def watch_folds(session: Any, items: Sequence[Mapping[str, Any]]) -> FoldWatch:
+    """Store ``items`` in ``session`` batch by batch, as the Runner would, and record the
+    tokens it shows after every user turn and the folds each turn made (see the module
+    doc). ``session`` is a fresh :class:`~ctxlab.SummarizingSession` (any ctxlab session
+    works; one without ``summaries_applied`` never folds)."""
+    from ..eval.replay import runner_batches  # eval imports the course; import late
+
+    meter = metered(session)
+    counter = session.token_counter
+    turns: list[TurnTokens] = []
+    shown, turn, folds, peak = 0, 0, 0, None
+    for batch in runner_batches(items):
+        if any(_is_user_message(item) for item in batch):
+            if turn:
+                turns.append(TurnTokens(turn, shown, folds, peak))
+            turn, folds, peak = turn + 1, 0, None
+        before = getattr(session, "summaries_applied", 0)
+        await session.add_items(batch)
+        shown += counter.count_items(batch)
+        applied = getattr(session, "summaries_applied", 0)
+        if applied != before:  # recount what the fold left
+            folds += applied - before
+            peak, shown = shown, counter.count_items(await session.get_items())
+    if turn:
+        turns.append(TurnTokens(turn, shown, folds, peak))
+    calls = meter.calls if meter is not None else []
+    return FoldWatch(turns, len(calls), sum(c.input_tokens for c in calls),
+                     sum(c.output_tokens for c in calls))

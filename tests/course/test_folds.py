@@ -1,0 +1,45 @@
+"""watch_folds: when a summarizing session folds, and the tokens it showed around the fold."""
+
+from __future__ import annotations
+
+from ctxlab import SummarizingSession, TrimmingSession
+from ctxlab.course.folds import watch_folds
+from ctxlab.eval import load_cases
+
+from conftest import arun
+
+CASE = load_cases("planted:1:60-60:3")[0]
+
+
+def test_a_token_trigger_folds_the_turn_the_history_passes_the_threshold():
+    session = SummarizingSession(keep_last_n_turns=2, context_limit=None, fold_at_tokens=1500,
+                                 session_id="tokens")
+    watch = arun(watch_folds(session, CASE.items))
+    assert len(watch.turns) == CASE.n_turns and watch.n_folds >= 1
+    for fold in watch.folds:
+        before = watch.turns[fold.turn - 2]
+        assert before.tokens <= 1500 < fold.peak  # the turn that crossed it, not earlier
+        assert fold.tokens < 1500
+    for turn in watch.turns:  # between folds the history only grows
+        assert turn.folds or turn.tokens <= 1500
+    assert watch.summarizer_calls == watch.n_folds  # every fold metered
+    assert watch.summarizer_input_tokens > 0 and watch.summarizer_output_tokens > 0
+    assert watch.largest == max(f.peak for f in watch.folds)
+
+
+def test_the_token_counts_are_the_sessions_view():
+    session = SummarizingSession(keep_last_n_turns=2, context_limit=4, session_id="turns")
+    watch = arun(watch_folds(session, CASE.items))
+    view = arun(session.get_items())
+    assert watch.turns[-1].tokens == session.token_counter.count_items(view)
+    assert watch.n_folds == session.summaries_applied == 1 + (CASE.n_turns - 5) // 3
+    assert [t.turn for t in watch.folds][:3] == [5, 8, 11]
+
+
+def test_a_session_that_never_folds_shows_the_whole_history():
+    session = TrimmingSession("never", max_turns=10_000)
+    watch = arun(watch_folds(session, CASE.items))
+    assert watch.n_folds == 0 and watch.summarizer_calls == 0 and not watch.folds
+    assert watch.turns[-1].tokens == session.token_counter.count_items(arun(session.get_items()))
+    tokens = [t.tokens for t in watch.turns]
+    assert tokens == sorted(tokens) and watch.shown_total == sum(tokens)
