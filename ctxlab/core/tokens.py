@@ -131,14 +131,12 @@ def _tiktoken_from_shipped_ranks(encoding: str) -> Callable[[str], Any]:
 
 
 def _parse_ranks(data: bytes) -> dict[bytes, int]:
-    import base64
+    """``{token bytes: rank}`` from a ``.tiktoken`` file (one ``base64 rank`` pair per line;
+    a2b_base64 directly: this runs once per kernel, on 200,000 lines)."""
+    from binascii import a2b_base64
 
-    ranks: dict[bytes, int] = {}
-    for line in data.splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
-    return ranks
+    pairs = (line.split() for line in data.splitlines() if line)
+    return {a2b_base64(token): int(rank) for token, rank in pairs}
 
 
 def get_token_counter(encoding: str = DEFAULT_ENCODING) -> TokenCounter:
