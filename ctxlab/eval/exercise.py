@@ -15,10 +15,19 @@ along the way:
 * keeps at least the latest turn verbatim (a summarizing base with ``K = 0``: the agent
   would read "Did that." without the step it answers).
 
+The targets ask for a strategy better than every one lesson 06 prints on both axes at once:
+more facts presented as current than ``trim:4+state`` (98.7%, 57% of the tokens) for fewer
+tokens, and as many as ``summarize:2/4`` (100%, 77% with its folds) for far fewer. Neither
+memory alone gets there: the state keeps the values it has a field for, recall brings back
+the turns it has none for, and the verbatim window is the largest cost left, so a short
+window with both (``trim:1+state+recall``: 99.7% at 54%) passes, while the near misses fail
+(tests check each): a state without recall, or with a single snippet, misses a fact or
+more; a longer window with both, or any summary, costs too much.
+
 The check evaluates the spec itself (offline, answers through the offline model with its
 default, perfect reading), so it stays right if the corpus or the memory code changes. It
 first measures use and tokens, and asks the questions through the agent only when those
-targets are met. Every strategy the lesson shows fails at least one target (tests check
+targets are met. Every strategy the lessons show fails at least one target (tests check
 this), so copying one is not an answer.
 """
 
@@ -33,11 +42,11 @@ from .strategies import Strategy, parse_strategy
 #: Six planted conversations of 30-50 turns (seeds 100-105).
 EXERCISE_CORPUS = "planted:6:30-50:100"
 #: Share of probes whose view presents the current value as current.
-TARGET_CURRENT = 0.95
+TARGET_CURRENT = 0.99
 #: Share of the asked probes the agent answers correctly.
 TARGET_ANSWERS = 0.95
 #: The most tokens it may spend (agent and summarizer calls), as a share of the full history's.
-MAX_TOKEN_RATIO = 0.68
+MAX_TOKEN_RATIO = 0.55
 
 
 async def check_memory_choice(spec: str | None) -> CheckResult:

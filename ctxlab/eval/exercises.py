@@ -498,7 +498,7 @@ async def check_memory_choice(spec: str | None) -> CheckResult:
 # ---------------------------------------------------------------------------- lesson 06b
 
 #: Lesson 06b's exercise: the planted chats, the spec swept, and the values of k.
-TOP_K_CORPUS = "planted:4:30-50"
+TOP_K_CORPUS = "planted:2:30-50"
 TOP_K_SPEC = "trim:4+recall:{}"
 TOP_K_VALUES = range(1, 9)
 _TOP_K: dict[int, float] = {}

@@ -31,11 +31,20 @@ def test_neighbours_fail_and_say_why(offset):
     assert ("a larger k keeps" if offset < 0 else "a smaller k") in result.message
 
 
-@pytest.mark.parametrize("answer", [4, 0, 9, 2.5, "5"])
-def test_the_default_k_and_bad_answers_fail(answer):
-    if answer == 4 and RIGHT == 4:
-        pytest.skip("the default happens to be the answer")
+#: The lesson's own k (trim:4+recall, default k = 4), the guide's 3 to 5, the extremes of
+#: the sweep (1 snippet, all 8), and answers that are not a k of 1..8.
+REJECTED = [4, 3, 5, 1, 8, 0, 9, 2.5, "6", True, -1]
+
+
+@pytest.mark.parametrize("answer", REJECTED)
+def test_the_lessons_k_the_guides_range_degenerate_and_bad_answers_fail(answer):
+    assert answer != RIGHT or isinstance(answer, bool), \
+        f"{answer!r} is the answer: the exercise no longer tells it from the lesson's k"
     assert arun(check_top_k(answer)).passed is False
+
+
+def test_a_float_or_numpy_k_equal_to_the_answer_passes():
+    assert arun(check_top_k(float(RIGHT))).passed is True
 
 
 def test_no_answer_is_pending():

@@ -69,8 +69,9 @@ def raises(data):
     (lambda data: FIXED, "resume request"),  # duck-typed: the lesson chat's view, every time
     (without_outputs, "not a valid item sequence"),
     (raises, "RuntimeError: boom"),
+    (lambda data: data, "reaches the repair desk"),  # degenerate: hands everything on
 ], ids=["pending", "not callable", "full", "trim", "handover", "per-issue summary",
-        "sdk remove_all_tools", "fixed view", "broken pairs", "raises"])
+        "sdk remove_all_tools", "fixed view", "broken pairs", "raises", "identity"])
 def test_the_issue_filter_check_rejects_wrong_answers(candidate, reason):
     result = arun(check_issue_filter(candidate))
     if reason is None:
@@ -116,6 +117,10 @@ async def plain_clear(user_id, *, memory, hub, open_session):
     return report
 
 
+async def nothing(user_id, *, memory, hub, open_session):  # degenerate: claims, erases none
+    return DeletionReport(user_id)
+
+
 async def as_dict(user_id, *, memory, hub, open_session):
     report = await forget_user(user_id, memory=memory, hub=hub, open_session=open_session)
     return report.as_dict()
@@ -130,9 +135,10 @@ async def as_dict(user_id, *, memory, hub, open_session):
     (forgiving, "UnknownUserError"),
     (plain_clear, "still readable"),
     (as_dict, "DeletionReport"),
+    (nothing, "still readable"),
     (lambda user_id, **kw: 1 / 0, "ZeroDivisionError"),
 ], ids=["pending", "not callable", "lesson answer", "memory only", "everyone", "swallows",
-        "clear without vacuum", "dict", "raises"])
+        "clear without vacuum", "dict", "empty report", "raises"])
 def test_the_erase_check_rejects_wrong_answers(candidate, reason):
     result = arun(check_erase(candidate))
     if reason is None:

@@ -20,25 +20,36 @@ def table(text: str) -> dict[str, list[str]]:
     return rows
 
 
-def test_summarize_is_up_and_left_on_both_corpora():
+def pct(cell: str) -> float:
+    return float(cell.rstrip("%"))
+
+
+def cheapest_keeping_everything(rows: dict[str, list[str]]) -> str:
+    """The label of the cheapest strategy whose recall is 100% (columns: recall, current,
+    [stale-as-current], answers, vs full, ...; "vs full" is the fourth from the end)."""
+    complete = {label: pct(row[-4]) for label, row in rows.items() if pct(row[0]) == 100.0}
+    return min(complete, key=complete.get)
+
+
+def test_the_up_and_left_claims_match_both_tables():
     cell = L06.find("The two corpora tell different stories.")
     prose = L06.markdown(cell)
     shown = L06.output(L06.find("run = await evaluate(tau + planted", kind="code"))
     tau, planted = shown.split("planted:")
     tau_rows, planted_rows = table(tau), table(planted)
-    for rows in (tau_rows, planted_rows):
-        mine = rows["summarize 2/4"]
-        recall, ratio = float(mine[0].rstrip("%")), float(mine[4 if len(mine) > 7 else 3]
-                                                           .rstrip("%"))
-        assert recall == 100.0 and ratio < 100.0
-        for label, other in rows.items():  # nothing keeps as much for less
-            if label != "summarize 2/4" and float(other[0].rstrip("%")) >= recall:
-                assert float(other[-4].rstrip("%")) >= ratio
-    assert "`summarize 2/4` is there on both corpora" in prose
-    assert number_after(prose, "for ") == float(tau_rows["summarize 2/4"][-4].rstrip("%"))
-    assert number_after(prose, "tau-bench and ") == float(
-        planted_rows["summarize 2/4"][-4].rstrip("%"))
-    assert "no strategy is there on both corpora" not in prose
+    assert cheapest_keeping_everything(tau_rows) == "summarize 2/4"
+    assert "On tau-bench, `summarize 2/4` is there" in prose
+    assert number_after(prose, "full history does, for ") == pct(tau_rows["summarize 2/4"][-4])
+    assert number_after(prose, "the structured state keeps ") == pct(
+        tau_rows["trim 4 + state"][0])
+    assert cheapest_keeping_everything(planted_rows) == "trim 4 + state"
+    assert number_after(prose, "every probed fact for ") == pct(
+        planted_rows["trim 4 + state"][-4])
+    assert number_after(prose, "less than the summary's ") == pct(
+        planted_rows["summarize 2/4"][-4])
+    assert number_after(prose, "recall is cheaper still (") == pct(
+        planted_rows["trim 4 + recall"][-4])
+    assert number_after(prose, "but keeps ") == pct(planted_rows["trim 4 + recall"][0])
 
 
 def test_the_realistic_reader_claims_match_its_table():
@@ -47,13 +58,49 @@ def test_the_realistic_reader_claims_match_its_table():
     assert "realistic reader" in shown  # the table says which reader produced it
     rows = table(shown)
     answers = {k: int(v[1].split("/")[0]) for k, v in rows.items()}
+    asked = int(rows["full history"][1].split("/")[1])
     assert number_after(prose, "answers ") == answers["full history"]
+    assert number_after(prose, "of the ") == asked
     assert number_after(prose, "shorter window and answers ") == answers["summarize 2/4"]
-    assert number_after(prose, "as\ncurrent (") == float(rows["trim 4 + state"][0].rstrip("%"))
-    assert number_after(prose, "and answers\n") == answers["trim 4 + state"]
-    assert number_after(prose, "`trim 8` answers ") == answers["trim 8"]
     assert answers["full history"] < answers["summarize 2/4"]
-    assert answers["full history"] < answers["trim 4 + state"]
+    assert pct(rows["full history"][0]) == pct(rows["summarize 2/4"][0]) == 100.0
+
+
+def test_the_first_edition_claims_match_its_tables():
+    cell = L06.find("Recall alone cannot tell what is wrong with the first edition")
+    prose, shown = L06.markdown(cell), L06.output_above(cell)
+    rows = table(shown.split("in view:")[0])
+    first = rows["summarize 2/4, first edition"]
+    in_view = shown.split("in view:")[1].split("presented as current:")[0]
+    constraint = re.search(r"constraint\s.*?(\d+)% of \d+\s*$", in_view, re.M)
+    assert number_after(prose, "on constraints (") == float(constraint.group(1))
+    identifiers = [line for line in in_view.splitlines()[3:] if line.strip()
+                   and not line.startswith(("constraint", "commitment"))]
+    assert identifiers and all(re.search(r"\s100% of \d+", line.split("  ", 1)[1])
+                               for line in identifiers)  # every identifier in view
+    assert number_after(prose, "tell the truth: at ") == pct(first[2])
+    assert number_after(prose, "answers follow (") == int(first[3].split("/")[0])
+    assert number_after(prose, "answers follow (7 of ") == int(first[3].split("/")[1])
+    current = shown.split("presented as current:")[1]
+    stale = {line.split()[0] for line in current.splitlines() if "stale" in line}
+    assert stale == {"email", "firmware"} and "emails and firmware" in prose
+
+
+def test_the_first_edition_firmware_line_is_shown_wrong():
+    cell = L06.find("The chat has three devices and the note one firmware line")
+    prose, shown = L06.markdown(cell), L06.output_above(cell)
+    line = shown.splitlines()[0]
+    history = {}
+    for row in shown.splitlines()[1:]:
+        device, _, versions = row.partition(" firmware, oldest first: ")
+        history[device] = versions.split(", ")
+    assert history == {"issue1": ["v1.6.3", "v1.7.0"], "issue2": ["v3.0.3"],
+                       "issue3": ["v4.8.7", "v4.9.0"]}
+    current, superseded = line.removeprefix("- Firmware: ").split(" (Superseded: ")
+    assert current == "v4.9.0"  # the third device's latest, presented as the only firmware
+    assert "v1.7.0" in superseded and "v3.0.3" in superseded  # other devices' current ones
+    for version in ("v4.9.0", "v1.7.0", "v3.0.3"):
+        assert version in prose
 
 
 def test_the_parameter_guide_figures_match_the_measurement():
@@ -68,3 +115,44 @@ def test_the_parameter_guide_figures_match_the_measurement():
 def test_the_split_lessons_link_in_order():
     assert "06b_evaluation_in_practice.ipynb" in "".join(L06.cells[-1]["source"])
     assert "07_production.ipynb" in "".join(L06B.cells[-1]["source"])
+
+
+def test_the_chinese_comparison_matches_its_table():
+    cell = L06B.find("The Chinese chats are shorter")
+    prose, shown = L06B.markdown(cell), L06B.output_above(cell)
+    rows = {}
+    for line in shown.splitlines():
+        match = re.match(r"^(\S.*?)\s{2,}(\S.*)\|(.*)$", line)
+        if match and not line.startswith("strategy"):
+            rows[match.group(1)] = (match.group(2).split(), match.group(3).split())
+    planted_trim, zh_trim = rows["trim 8"]
+    assert number_after(prose, "`trim 8` still\npresents ") == pct(zh_trim[0])
+    assert number_after(prose, "as current (") == int(zh_trim[2].split("/")[0])
+    assert number_after(prose, "where it keeps ") == round(pct(planted_trim[0]))
+    zh_recall, zh_state = rows["trim 4 + recall"][1], rows["trim 4 + state"][1]
+    assert number_after(prose, "(here ") == pct(zh_recall[0])
+    assert number_after(prose, "% against ") == pct(zh_state[0])
+    assert number_after(prose, "presented as current, ") == int(zh_recall[2].split("/")[0])
+    assert number_after(prose, "answer all ") == int(zh_state[2].split("/")[1])
+    for label in ("full history", "summarize 2/4", "full history + budget 3000",
+                  "trim 4 + state"):  # "answer all 47 Chinese questions"
+        got, asked = rows[label][1][2].split("/")
+        assert got == asked
+
+
+def test_the_planted_window_sweep_claims_match_its_table():
+    cell = L06B.find("Only the widest window reaches 95% there")
+    prose, shown = L06B.markdown(cell), L06B.output_above(cell)
+    rows = [line.split() for line in shown.splitlines() if "trim:" in line
+            and "%" in line and not line.startswith("trim:")]
+    reaching = [row for row in rows if pct(row[-3]) >= 95.0]
+    assert len(reaching) == 1 and reaching[0][-4].endswith("trim:32")  # only the widest
+    widest = reaching[0]
+    assert number_after(prose, "32 turns keep ") == round(pct(widest[-3]))
+    assert number_after(prose, "and send ") == round(pct(widest[-2]))
+    lesson = table(L06.output(L06.find("run = await evaluate(tau + planted", kind="code"))
+                   .split("planted:")[1])
+    assert number_after(prose, "kept all of them for ") == round(
+        pct(lesson["trim 4 + state"][-4]))
+    assert number_after(prose, "`summarize 2/4` for ") == round(
+        pct(lesson["summarize 2/4"][-4]))

@@ -72,3 +72,34 @@ def test_the_exercise_shows_what_the_check_stores(lesson):
     assert "the customer's own message before the lookup holds her card number" in text
     for field in ("order_id", "status", "carrier", "customer_name", "home_address", "contact"):
         assert f'"{field}"' in shown
+
+
+def test_the_failover_figures_say_what_the_text_says(lesson):
+    cell = lesson.find('Read the "acked lost" column')
+    shown = lesson.output_above(cell)
+    rows = {}
+    for line in shown.splitlines():
+        match = re.match(r"^(default|durable) .*?\)\s+(natural|frozen)\s+(.*)$", line)
+        if match:
+            rows[(match.group(1), match.group(2))] = [float(v) for v in match.group(3).split()]
+    assert rows[("default", "frozen")][1] > 0  # the default mode loses acknowledged turns
+    assert rows[("durable", "frozen")][1] == rows[("durable", "natural")][1] == 0
+    assert all(row[2] == 0 for row in rows.values())  # nothing stored twice
+    for crash in ("natural", "frozen"):  # the outage is longer in durable mode
+        assert rows[("durable", crash)][3] > rows[("default", crash)][3]
+
+
+def test_the_load_figures_say_what_the_text_says(lesson):
+    cell = lesson.find('The "session" columns are the time')
+    prose, shown = lesson.markdown(cell), lesson.output_above(cell)
+    for line in shown.splitlines()[2:]:
+        if "/" in line.split()[0] and not line.startswith("ctxlab"):
+            assert line.split()[-3:] == ["0", "0", "0"], line  # lost, dup, cross
+    postgres = number_after(shown, "on postgres (p50, target <= 1.2x): get_items")
+    assert postgres > 0
+    assert number_after(prose, "made ctxlab ") == number_after(
+        shown.split("on postgres")[1], "per turn")
+    assert number_after(prose, "ctxlab took ") == number_after(
+        shown.split("on redis")[1], "per turn")
+    assert "1.2x target" in prose and "target <= 1.2x" in shown
+    assert number_after(shown.split("on postgres")[1], "per turn") > 1.2  # "not met there"
