@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
 from lesson_outputs import Lesson
 
-LESSONS = ["00_quickstart", "01_support_agent", "02_trimming", "02b_build_your_own_session",
-           "03_summarizing", "04_token_budgets", "05_structured_and_recall_memory",
-           "05b_chinese_conversations"]
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+LESSONS = sorted(path.stem for path in NOTEBOOKS.glob("[0-9]*.ipynb"))
 POSITIONAL = re.compile(r"SummarizingSession\(\s*\d")
 
 
@@ -25,6 +25,10 @@ def test_summarizing_sessions_are_built_with_keywords(name):
     for cell in lesson.cells:
         found = positional_calls("".join(cell["source"]))
         assert not found, (name, cell.get("id"), found)
+
+
+def test_every_lesson_is_checked():
+    assert len(LESSONS) >= 14 and "10_memory_across_sessions" in LESSONS
 
 
 def test_the_check_finds_a_positional_call():
