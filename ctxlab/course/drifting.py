@@ -35,8 +35,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..core.facts import facts_in_text
-from ..core.tracker import FactTracker, Period
+from ..facts.tracker import FactTracker, Period
+from ..facts.typed import facts_in_text
 from ..summarizers.base import SummaryResult, is_summary_pair
 from ..summarizers.extractive import ExtractiveSummarizer
 from ..summarizers.record import HandoverRecord

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from ..core.identifiers import identifier_values
+from ..facts.identifiers import identifier_values
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core.checks import check_int
-from ..core.facts import FACT_KINDS, facts_in_text
-from ..core.identifiers import Identifier, find_identifiers
+from ..facts.identifiers import Identifier, find_identifiers
+from ..facts.typed import FACT_KINDS, facts_in_text
 from ..summarizers.base import SummaryResult, is_summary_pair
 from ..summarizers.transcript import Line, transcript_lines
 
@@ -55,7 +55,7 @@ SUMMARY_SECTIONS: tuple[str, ...] = (
     "Next Recommended Step",
 )
 
-#: Titles of the typed facts (see :mod:`ctxlab.core.facts`), listed first.
+#: Titles of the typed facts (see :mod:`ctxlab.facts.typed`), listed first.
 _FACT_TITLES: dict[str, str] = {
     "ticket": "Ticket",
     "serial": "Serial number",

@@ -30,12 +30,12 @@ from functools import cached_property
 from itertools import pairwise
 from typing import Any
 
-from ..core.facts import FACT_KINDS, FACT_LABELS, find_facts, latest_fact
 from ..core.items import item_kind
 from ..core.turns import segment_turns
 from ..core.validate import validate_items
 from ..course.corpora import Conversation
 from ..course.offline.memory import statements_in_view
+from ..facts.typed import FACT_KINDS, FACT_LABELS, find_facts, latest_fact
 
 #: The question a probe asks for each offline fact kind (each one is read by the offline
 #: model as a recall request for exactly that kind; tests check this).
@@ -298,7 +298,7 @@ def mark_answerable(items: Sequence[Mapping[str, Any]], starts: Sequence[int],
     """Set ``answerable`` on each probe (see the module docstring); ``starts`` are the
     indices of the turns' first items. ``kinds`` are the fact kinds the offline model
     recalls for these probes' questions (all of them for Chinese questions:
-    :data:`~ctxlab.core.facts.ALL_FACT_KINDS`)."""
+    :data:`~ctxlab.facts.typed.ALL_FACT_KINDS`)."""
     probes = list(probes)
     recalled = set(kinds)
     wanted = sorted({p.kind for p in probes if p.kind in recalled})

@@ -32,8 +32,8 @@ from typing import Any
 
 from agents import Agent
 
-from ..core.facts import ALL_FACT_KINDS, facts_in_text
 from ..course.drifting import DriftingSummarizer
+from ..facts.typed import ALL_FACT_KINDS, facts_in_text
 from ..sessions import SummarizingSession
 from ..summarizers import ExtractiveSummarizer
 from ..summarizers.metered import MeteredSummarizer

@@ -4,7 +4,7 @@ A view can hold a fact's current value and still mislead: a summary that reads
 ``Email: a@x (earlier: b@x)`` after the customer moved to ``b@x`` keeps both values *in
 view*, and presents the old one as current. Presence (recall) cannot see that; this module
 can. For one fact and one view it reads every mention of the fact's known values the way
-every ctxlab reader does (:mod:`ctxlab.core.staleness`: the latest mention that the text
+every ctxlab reader does (:mod:`ctxlab.facts.staleness`: the latest mention that the text
 does not mark as superseded is the value presented as current) and says
 
 * ``"current"``: the current value is presented as current;
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ..core.staleness import Mention, current_mention, stale_marks
+from ..facts.staleness import Mention, current_mention, stale_marks
 from .cases import KeyFact
 
 Use = Literal["current", "stale", "missing"]

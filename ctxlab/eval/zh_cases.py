@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..core.facts import ALL_FACT_KINDS
 from ..core.turns import segment_turns
 from ..course.corpora import Conversation, load_zh_support
+from ..facts.typed import ALL_FACT_KINDS
 from .cases import EvalCase, KeyFact, RecallProbe, mark_answerable, probes_at
 
 #: The question a probe asks, in Chinese, for each fact kind.

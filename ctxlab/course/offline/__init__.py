@@ -9,7 +9,7 @@
   simulator follows, small enough to read in one sitting.
 """
 
-from ...core.facts import (
+from ...facts.typed import (
     FACT_KINDS,
     FACT_LABELS,
     INSTRUCTIONS_INDEX,

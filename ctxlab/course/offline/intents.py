@@ -6,11 +6,11 @@ details, ticket status), and whether the message is a greeting, a thank-you or a
 an issue is fixed. The rules are plain regular expressions, listed here so a learner can
 read exactly what the offline model understands and what it does not.
 
-A message in Chinese (:func:`ctxlab.core.language.language_of`) is read with the Chinese
+A message in Chinese (:func:`ctxlab.facts.language.language_of`) is read with the Chinese
 rules below (``_ZH_*``): "我的工单号是多少来着？", "我这台设备的型号是什么来着？",
 "约好的日期是哪天来着？", "我之前跟你说过要注意什么？", "你之前答应过我什么？", 保修,
 进度, 你好, 谢谢. Chinese questions can also ask for the kinds only Chinese text carries
-(``model``, ``phone``, ``date``; :data:`ctxlab.core.facts.EXTRA_FACT_KINDS`), and
+(``model``, ``phone``, ``date``; :data:`ctxlab.facts.typed.EXTRA_FACT_KINDS`), and
 :attr:`Intent.language` says which language to answer in.
 """
 
@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ...core.facts import ALL_FACT_KINDS, FACT_KINDS, facts_in_text
-from ...core.language import Language, language_of
+from ...facts.language import Language, language_of
+from ...facts.typed import ALL_FACT_KINDS, FACT_KINDS, facts_in_text
 
 # How each fact kind is named in a question.
 _NOUNS: dict[str, str] = {
@@ -172,7 +172,7 @@ _ZH_DATA_REQUEST = re.compile(
 class Intent:
     """What one user message asks for.
 
-    ``recall`` lists the fact kinds (see :data:`ctxlab.core.facts.FACT_KINDS`) the
+    ``recall`` lists the fact kinds (see :data:`ctxlab.facts.typed.FACT_KINDS`) the
     user wants repeated back; ``warranty``, ``lookup`` and ``ticket_status`` are requests
     for a tool; ``ticket_word`` says the message names a ticket explicitly (a bare "any
     update?" counts only when a ticket is already in the conversation); ``greeting``,
@@ -208,7 +208,7 @@ def normalize(text: str) -> str:
 
 def recall_kinds(text: str) -> tuple[str, ...]:
     """The fact kinds ``text`` asks to be reminded of, in :data:`FACT_KINDS` order (a
-    Chinese text: in :data:`~ctxlab.core.facts.ALL_FACT_KINDS` order).
+    Chinese text: in :data:`~ctxlab.facts.typed.ALL_FACT_KINDS` order).
 
     A kind is not a recall question when the message itself states a value of that kind
     ("what does error 42 mean?" is about error 42, not a request to repeat it).

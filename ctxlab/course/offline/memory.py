@@ -4,15 +4,15 @@ A memory strategy puts notes in the view: a summary pair, a structured-state mes
 block of recalled turns. The offline model reads them like any careful reader:
 
 * a value the note marks as no longer current ("earlier: a@x until turn 3", "v1 -> v2",
-  "[superseded by ...]") is never taken as current (:mod:`ctxlab.core.staleness`, applied
-  by :func:`ctxlab.core.facts.facts_in_text` to every item);
+  "[superseded by ...]") is never taken as current (:mod:`ctxlab.facts.staleness`, applied
+  by :func:`ctxlab.facts.typed.facts_in_text` to every item);
 * a value the note lists as coming from tools (a ``Firmware (from tools): ...`` bullet,
   ``固件版本（系统查询）：...`` in a Chinese note) counts as tool output, not as something
   said in conversation, so a newer tool result later in the view still wins, as it would
   in the full conversation;
 * constraints and commitments are read from the customer's messages, the agent's
   messages and memory notes alike, and only those still in force are reported
-  (:func:`ctxlab.core.statements.current_statements`).
+  (:func:`ctxlab.facts.statements.current_statements`).
 """
 
 from __future__ import annotations
@@ -22,16 +22,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ...core.cues import LABELS, LABELS_ZH
-from ...core.facts import Found
 from ...core.items import content_text, item_kind, item_text
-from ...core.statements import (
+from ...facts.cues import LABELS, LABELS_ZH
+from ...facts.statements import (
     Statement,
     current_statements,
     find_commitments,
     find_constraints,
     find_done,
 )
+from ...facts.typed import Found
 from ...summarizers.base import SUMMARY_SHADOW_PROMPT
 from ...summarizers.doubts import marked_uncertain
 

@@ -59,7 +59,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.facts import Found
 from ...core.items import item_text
 from ...core.tokens import (
     DEFAULT_ENCODING,
@@ -67,6 +66,7 @@ from ...core.tokens import (
     get_token_counter,
     tool_schema_text,
 )
+from ...facts.typed import Found
 
 #: Where the figures come from (printed by lessons and tables).
 LIU_2024 = ("Liu et al., \"Lost in the Middle: How Language Models Use Long Contexts\", "

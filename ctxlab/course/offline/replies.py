@@ -20,8 +20,8 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.facts import FACT_LABELS, Found, distinct_values, fact_label, latest_fact
 from ...core.items import preview
+from ...facts.typed import FACT_LABELS, Found, distinct_values, fact_label, latest_fact
 from ...memory.playbook import SymptomMatch
 
 GREETING = "Hello! I'm the IT support assistant. What device or app is giving you trouble today?"

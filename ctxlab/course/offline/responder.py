@@ -22,7 +22,7 @@ The reply is written in the language of the latest user message (of the conversa
 that message has too few letters to tell, "OK" or a bare number). A question in Chinese is
 read with the Chinese rules of :mod:`.intents`, and the input is read for every fact kind,
 the model number, phone number and agreed date included
-(:data:`~ctxlab.core.facts.ALL_FACT_KINDS`).
+(:data:`~ctxlab.facts.typed.ALL_FACT_KINDS`).
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.facts import ALL_FACT_KINDS, FACT_KINDS, Found, facts_in_text, find_facts, latest_fact
 from ...core.items import is_user_message, item_text, item_type
-from ...core.language import Language, conversation_language, language_of, letter_counts
-from ...core.tracker import device_noun
+from ...facts.language import Language, conversation_language, language_of, letter_counts
+from ...facts.tracker import device_noun
+from ...facts.typed import ALL_FACT_KINDS, FACT_KINDS, Found, facts_in_text, find_facts, latest_fact
 from ...memory.playbook import match_symptoms
 from . import replies
 from .intents import Intent, normalize, read_intent

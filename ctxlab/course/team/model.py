@@ -30,9 +30,9 @@ from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any
 
-from ...core.facts import ALL_FACT_KINDS, FACT_KINDS, find_facts, latest_fact
 from ...core.items import is_user_message, item_text, item_type
 from ...core.tokens import count_request_tokens, get_token_counter
+from ...facts.typed import ALL_FACT_KINDS, FACT_KINDS, find_facts, latest_fact
 from ..offline.intents import normalize, read_intent
 from ..offline.memory import classify
 from ..offline.model import OfflineResult, OfflineSupportModel, _digest, _output_items
