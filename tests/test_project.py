@@ -44,6 +44,15 @@ def test_readme_documents_the_two_commands_and_ci_runs_the_test_one():
     assert "OPENAI_BASE_URL" in readme and "binder" in readme.lower()
 
 
+@pytest.mark.parametrize("readme", ["README.md", "README.zh-CN.md"])
+def test_each_readme_lists_every_lesson_once_in_its_lesson_table(readme):
+    text = (ROOT / readme).read_text()
+    start = text.index("| `00_quickstart` |")  # the lesson table (a cost table may follow)
+    table = text[start:text.index("\n\n", start)]
+    rows = re.findall(r"^\| `(\d\d\w*)` \|", table, re.M)
+    assert sorted(rows) == sorted(p.stem for p in NOTEBOOKS), readme
+
+
 def test_requirements_end_with_the_editable_package():
     lines = [ln.strip() for ln in (ROOT / "requirements.txt").read_text().splitlines()
              if ln.strip() and not ln.startswith("#")]
