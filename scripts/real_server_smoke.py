@@ -138,7 +138,10 @@ async def run_turns(agent: Any, session: Any, messages: list[str], *, streamed: 
     return _tokens(records), detail
 
 
-def agent_checks(setup: Setup, turns: int) -> list[tuple[str, str, Check]]:
+def agent_checks(setup: Setup, turns: int, timeout: float = 600.0,
+                 ) -> list[tuple[str, str, Check]]:
+    """The agent checks; ``timeout`` is also what one summarizer call may take (the
+    session's default, 120 s, is too short for a small model on a busy CPU)."""
     from ctxlab import ContextManager, Recall, StateMemory, SummarizingSession, TrimmingSession
     from ctxlab.course.agent import make_support_agent
     from ctxlab.course.backends import default_summarizer
@@ -158,13 +161,15 @@ def agent_checks(setup: Setup, turns: int) -> list[tuple[str, str, Check]]:
         async def summarizing(streamed: bool = streamed) -> tuple[str, str]:
             session = SummarizingSession(keep_last_n_turns=1, context_limit=2,
                                          summarizer=default_summarizer(setup.backend),
-                                         session_id=f"smoke-sum-{streamed}")
+                                         session_id=f"smoke-sum-{streamed}",
+                                         summary_timeout=timeout)
             tokens, detail = await run_turns(agent, session, messages, streamed=streamed)
             await session.flush()
             view = await session.get_items()
             folded = bool(view) and view[0].get("content") == SUMMARY_SHADOW_PROMPT
             if not folded:
-                raise RuntimeError(f"no fold happened ({detail})")
+                why = f"the summarizer failed: {session.last_error}; " if session.last_error else ""
+                raise RuntimeError(f"no fold happened ({why}{detail})")
             return tokens, "folded; " + detail
 
         async def managed(streamed: bool = streamed) -> tuple[str, str]:
@@ -477,7 +482,8 @@ async def checks_async(args: argparse.Namespace, setup: Setup) -> list[Row]:
     if not rows[0].ok or args.no_checks:
         return rows
     checks = [("tool calls (probe)", "chat", tool_probe(setup))]
-    checks += agent_checks(setup, args.turns) + caller_checks(setup, args.overflow_tokens)
+    checks += agent_checks(setup, args.turns, args.timeout)
+    checks += caller_checks(setup, args.overflow_tokens)
     for name, how, check in checks:
         rows.append(await run_check(name, how, check, args.timeout))
         print(f"  {rows[-1].result:<5} {name} ({how})", flush=True)

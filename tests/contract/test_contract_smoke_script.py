@@ -233,3 +233,28 @@ def test_a_cell_over_the_timeout_stops_its_lesson_without_a_traceback(tmp_path):
     assert row.failures == ["cell 1: timed out after 5 s (a slow server: raise --lesson-timeout)",
                             "1 code cells after cell 1 not run"]
     assert (folder / "slow.ipynb").exists() and not row.ok
+
+
+def summarizing_row(timeout: float):
+    """The smoke script's summarizing check (plain run) against its --mock server, with
+    ``timeout`` as --timeout."""
+    smoke = load_script()
+    args = smoke.parse_args(["--mock", "--lessons", "none", "--timeout", str(timeout)])
+    with smoke.mock_server(args) as base_url:
+        setup = smoke.make_setup(args, base_url, smoke.MOCK_MODEL)
+        checks = {(name, how): check for name, how, check in
+                  smoke.agent_checks(setup, 3, args.timeout)}
+        return arun(smoke.run_check("sum", "run", checks[("agent + SummarizingSession(1/2)",
+                                                          "run")], 120))
+
+
+def test_the_summarizing_check_gives_the_summarizer_the_check_timeout():
+    """On the real server (SmolLM2 on a busy CPU) a summary took over the session's default
+    120 s and the check failed with "no fold happened": the summarizer now gets the check's
+    own --timeout, and a fold that still fails says why."""
+    row = summarizing_row(600.0)
+    assert row.result == "pass" and row.detail.startswith("folded; 3 turns")
+    row = summarizing_row(0.0001)  # the broken variant: a timeout no summary can meet
+    assert row.result == "FAIL"
+    assert row.detail.startswith("RuntimeError: no fold happened (the summarizer failed: ")
+    assert "timed out after" in row.detail
