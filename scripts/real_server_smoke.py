@@ -440,7 +440,10 @@ async def run_check(name: str, how: str, check: Check, timeout: float) -> Row:
         result = "pass"
     except Exception as exc:  # every failure is reported, none stops the others
         limit = getattr(exc, "limit", None)
-        if isinstance(exc, ServerLimit):
+        if isinstance(exc, TimeoutError) and not str(exc):  # asyncio.wait_for's: no text
+            result, detail = "FAIL", (f"TimeoutError: the check took over {timeout:g} s "
+                                      "(a slow or busy server: raise --timeout)")
+        elif isinstance(exc, ServerLimit):
             result, detail = "limit", str(exc)
         elif limit:
             result, detail = "limit", f"server limit: {limit}; {type(exc).__name__}: {exc}"
@@ -450,11 +453,16 @@ async def run_check(name: str, how: str, check: Check, timeout: float) -> Row:
     return Row(name, how, result, time.perf_counter() - began, tokens, detail)
 
 
-def server_row(setup: Setup) -> Row:
+def server_row(setup: Setup, timeout: float) -> Row:
+    """``GET /models``, waiting up to ``timeout`` seconds (a busy llama-cpp-python server
+    answers it only between two completions)."""
+    import httpx
+
     from ctxlab.course.backends import server_check
 
     began = time.perf_counter()
-    found = server_check(setup.backend)
+    with httpx.Client(timeout=timeout) as client:
+        found = server_check(setup.backend, recheck=True, http_client=client)
     assert found is not None
     line = found.lines()[0]
     return Row("GET /models", "http", "FAIL" if found.problem else "pass",
@@ -478,7 +486,7 @@ async def checks_async(args: argparse.Namespace, setup: Setup) -> list[Row]:
     from agents import set_tracing_disabled
 
     set_tracing_disabled(True)
-    rows = [server_row(setup)]
+    rows = [server_row(setup, min(args.timeout, 60.0))]
     if not rows[0].ok or args.no_checks:
         return rows
     checks = [("tool calls (probe)", "chat", tool_probe(setup))]

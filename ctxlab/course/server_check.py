@@ -72,6 +72,11 @@ class ServerCheck:
         return [f"Server:  reachable, serves {self.model}"]
 
 
+#: Why ``GET /models`` can time out on a server that is running.
+BUSY_HINT = ("the server may be busy with another request (llama-cpp-python serves one at a "
+             f"time; a small model on a CPU can take minutes per reply), or {REACH_HINT}")
+
+
 def check_server(base_url: str, model: str, *, api_key: str | None = None,
                  http_client: httpx.Client | None = None, timeout: float = 5.0) -> ServerCheck:
     """Ask ``GET {base_url}/models`` whether the server is up and serves ``model``.
@@ -87,6 +92,10 @@ def check_server(base_url: str, model: str, *, api_key: str | None = None,
     client = http_client or httpx.Client(timeout=timeout)
     try:
         response = client.get(url, headers=headers)
+    except httpx.TimeoutException as exc:  # connected (or connecting), but no answer in time
+        seconds = client.timeout.read or timeout
+        return ServerCheck(base_url, model, reachable=False, problem=(
+            f"no answer from {url} within {seconds:g} s ({exception_reason(exc)}): {BUSY_HINT}"))
     except httpx.HTTPError as exc:
         return ServerCheck(base_url, model, reachable=False,
                            problem=f"cannot reach {url} ({exception_reason(exc)}): {REACH_HINT}")

@@ -258,3 +258,35 @@ def test_the_summarizing_check_gives_the_summarizer_the_check_timeout():
     assert row.result == "FAIL"
     assert row.detail.startswith("RuntimeError: no fold happened (the summarizer failed: ")
     assert "timed out after" in row.detail
+
+
+def test_a_server_that_does_not_answer_is_named_busy_not_a_bare_timeout():
+    """Seen on the real server: llama-cpp-python answers GET /models only between two
+    completions, so a busy server timed out at 5 s and the row said only "is the server
+    running?". A socket that accepts and never answers stands in for it."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        done = run("--base-url", f"http://127.0.0.1:{silent.getsockname()[1]}/v1",
+                   "--model", "m", "--timeout", "2")
+    assert done.returncode == 1
+    cells = rows(done.stdout)[("GET /models", "http")]
+    assert cells[0] == "FAIL"
+    assert cells[-1].startswith("no answer from http://127.0.0.1:")
+    assert "/v1/models within 2 s" in cells[-1] and "may be busy with another request" in \
+        cells[-1]
+
+
+def test_a_check_over_its_timeout_says_so_and_what_to_raise():
+    import asyncio
+
+    smoke = load_script()
+
+    async def slow() -> tuple[str, str]:
+        await asyncio.sleep(5)
+        return "-", "never"
+
+    row = arun(smoke.run_check("slow", "run", slow, 0.2))
+    assert (row.result, row.tokens) == ("FAIL", "-")
+    assert row.detail == "TimeoutError: the check took over 0.2 s (a slow or busy server: " \
+        "raise --timeout)"
