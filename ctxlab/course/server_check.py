@@ -37,6 +37,7 @@ from ..core.model_errors import (
     url_hints,
     url_problem,
 )
+from .chat_forms import ToolCallContentClient
 from .usage_estimate import estimate_missing_usage, estimate_stream_usage
 
 __all__ = ["REACH_HINT", "CompatibleChatModel", "CompatibleServerError", "ModelCallError",
@@ -142,7 +143,7 @@ def server_error(base_url: str, model: str, exc: Exception) -> ModelCallError:
 class CompatibleChatModel(OpenAIChatCompletionsModel):
     """``OpenAIChatCompletionsModel`` for an OpenAI-compatible server.
 
-    Everything (request building, conversion, parsing) is the SDK's, with two additions:
+    Everything (request building, conversion, parsing) is the SDK's, with three additions:
 
     * every API error (no answer, 404, a context overflow, a 500) is re-raised as a
       :class:`~ctxlab.core.model_errors.ModelCallError` naming the URL, the model, the
@@ -150,12 +151,17 @@ class CompatibleChatModel(OpenAIChatCompletionsModel):
     * a reply without token usage (``llama-cpp-python[server]`` sends no usage chunk in
       streams, even with ``include_usage``) gets usage counted with ctxlab's exact
       o200k_base tokenizer, marked as estimated
-      (:func:`~ctxlab.course.usage_estimate.usage_is_estimated`).
+      (:func:`~ctxlab.course.usage_estimate.usage_is_estimated`);
+    * an assistant message with ``tool_calls`` goes out with ``content: ""``, not ``null``
+      (``llama-cpp-python[server]`` refuses ``null``; :mod:`ctxlab.course.chat_forms`).
     """
 
     def __init__(self, model: str, openai_client: openai.AsyncOpenAI, **kwargs: Any) -> None:
         super().__init__(model=model, openai_client=openai_client, **kwargs)
         self.base_url = str(openai_client.base_url)
+
+    def _get_client(self) -> Any:  # the SDK sends every request through this client
+        return ToolCallContentClient(super()._get_client())
 
     async def get_response(self, system_instructions: str | None, input: Any,
                            *args: Any, **kwargs: Any) -> Any:
