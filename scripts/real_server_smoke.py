@@ -200,7 +200,7 @@ PROBE_CHOICES: tuple[tuple[str, Any], ...] = (
 def tool_probe(setup: Setup) -> Check:
     """Can the agent use tools here? A tool call must come back with what the agent sends
     (no ``tool_choice``), and the next request, which carries the call and its output as
-    the Agents SDK sends them, must be accepted."""
+    ctxlab's compatible backend sends them, must be accepted."""
 
     async def ask(messages: list[dict[str, Any]], choice: Any) -> Any:
         from ctxlab.core.model_errors import translate_error
@@ -229,14 +229,18 @@ def tool_probe(setup: Setup) -> Check:
 
     async def probe() -> tuple[str, str]:
         label, choice, call = await first_call()
-        history = [*PROBE_ASK,  # the form the SDK's converter sends after a tool call
+        from ctxlab.course.chat_forms import tool_call_content
+
+        history = [*PROBE_ASK,  # the form the SDK's converter builds after a tool call
                    {"role": "assistant", "content": None, "tool_calls": [
                        {"id": call.id, "type": "function", "function": {
                            "name": call.function.name,
                            "arguments": call.function.arguments}}]},
                    {"role": "tool", "tool_call_id": call.id,
                     "content": '{"serial": "SN-4Q7K-22981", "model": "ThinkPad X1"}'}]
-        await ask(history, choice)  # a refused form raises a ModelCallError naming it
+        # ... as ctxlab's compatible backend sends it (content "" next to tool_calls); a
+        # refused form raises a ModelCallError naming it
+        await ask(tool_call_content(history), choice)
         if label != "omitted":
             raise ServerLimit(
                 f"server limit: tools are used only when tool_choice is sent ({label}); the "

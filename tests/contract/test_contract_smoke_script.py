@@ -85,8 +85,8 @@ def test_llama_cpp_python_rules_end_in_passes_and_named_limits():
     limits = {key for key, result in results.items() if result == "limit"}
     assert limits == {("tool calls (probe)", "chat"), ("request of 9,000 tokens", "chat")}
     assert table[("tool calls (probe)", "chat")][-1].startswith(
-        "server limit: no tool-call history (an assistant message with content null and "
-        "tool_calls); ModelCallError: ")
+        "server limit: tools are used only when tool_choice is sent (named); the agent sends "
+        "none")
     assert table[("request of 9,000 tokens", "chat")][-1].startswith(
         "context window of 8,192 tokens; the error says what to do: give the model at least")
     for check in AGENT_CHECKS:
@@ -202,12 +202,15 @@ def test_the_tool_probe_tells_a_usable_server_from_each_limit():
 
     assert probe_on(FakeOpenAI()) == (
         "pass", "a tool call came back and the call's history was accepted")
-    for rules in (LLAMA_CPP_PYTHON, LLAMA_CPP_PYTHON_FUNCTION_CALLING):
+    for rules, choice in ((LLAMA_CPP_PYTHON, "named"),
+                          (LLAMA_CPP_PYTHON_FUNCTION_CALLING, "auto")):
         fake = FakeOpenAI(rules=rules)
         result, detail = probe_on(fake)
-        assert result == "limit" and detail.startswith("server limit: no tool-call history")
-        refused = fake.bodies("chat/completions")[-1]
-        assert refused["messages"][1]["content"] is None and refused["messages"][1]["tool_calls"]
+        assert result == "limit" and detail.startswith(
+            f"server limit: tools are used only when tool_choice is sent ({choice})")
+        follow_up = fake.bodies("chat/completions")[-1]  # accepted: content "", not null
+        assert follow_up["messages"][1]["content"] == "" and follow_up["messages"][1][
+            "tool_calls"] and fake.rejections == []
     fake = FakeOpenAI(rules=LLAMA_CPP_PYTHON)  # what the agent sends first, then more
     probe_on(fake)
     assert [b.get("tool_choice") for b in fake.bodies("chat/completions")] == [
