@@ -138,7 +138,10 @@ async def run_turns(agent: Any, session: Any, messages: list[str], *, streamed: 
     return _tokens(records), detail
 
 
-def agent_checks(setup: Setup, turns: int) -> list[tuple[str, str, Check]]:
+def agent_checks(setup: Setup, turns: int, timeout: float = 600.0,
+                 ) -> list[tuple[str, str, Check]]:
+    """The agent checks; ``timeout`` is also what one summarizer call may take (the
+    session's default, 120 s, is too short for a small model on a busy CPU)."""
     from ctxlab import ContextManager, Recall, StateMemory, SummarizingSession, TrimmingSession
     from ctxlab.course.agent import make_support_agent
     from ctxlab.course.backends import default_summarizer
@@ -158,13 +161,15 @@ def agent_checks(setup: Setup, turns: int) -> list[tuple[str, str, Check]]:
         async def summarizing(streamed: bool = streamed) -> tuple[str, str]:
             session = SummarizingSession(keep_last_n_turns=1, context_limit=2,
                                          summarizer=default_summarizer(setup.backend),
-                                         session_id=f"smoke-sum-{streamed}")
+                                         session_id=f"smoke-sum-{streamed}",
+                                         summary_timeout=timeout)
             tokens, detail = await run_turns(agent, session, messages, streamed=streamed)
             await session.flush()
             view = await session.get_items()
             folded = bool(view) and view[0].get("content") == SUMMARY_SHADOW_PROMPT
             if not folded:
-                raise RuntimeError(f"no fold happened ({detail})")
+                why = f"the summarizer failed: {session.last_error}; " if session.last_error else ""
+                raise RuntimeError(f"no fold happened ({why}{detail})")
             return tokens, "folded; " + detail
 
         async def managed(streamed: bool = streamed) -> tuple[str, str]:
@@ -195,7 +200,7 @@ PROBE_CHOICES: tuple[tuple[str, Any], ...] = (
 def tool_probe(setup: Setup) -> Check:
     """Can the agent use tools here? A tool call must come back with what the agent sends
     (no ``tool_choice``), and the next request, which carries the call and its output as
-    the Agents SDK sends them, must be accepted."""
+    ctxlab's compatible backend sends them, must be accepted."""
 
     async def ask(messages: list[dict[str, Any]], choice: Any) -> Any:
         from ctxlab.core.model_errors import translate_error
@@ -224,14 +229,18 @@ def tool_probe(setup: Setup) -> Check:
 
     async def probe() -> tuple[str, str]:
         label, choice, call = await first_call()
-        history = [*PROBE_ASK,  # the form the SDK's converter sends after a tool call
+        from ctxlab.course.chat_forms import tool_call_content
+
+        history = [*PROBE_ASK,  # the form the SDK's converter builds after a tool call
                    {"role": "assistant", "content": None, "tool_calls": [
                        {"id": call.id, "type": "function", "function": {
                            "name": call.function.name,
                            "arguments": call.function.arguments}}]},
                    {"role": "tool", "tool_call_id": call.id,
                     "content": '{"serial": "SN-4Q7K-22981", "model": "ThinkPad X1"}'}]
-        await ask(history, choice)  # a refused form raises a ModelCallError naming it
+        # ... as ctxlab's compatible backend sends it (content "" next to tool_calls); a
+        # refused form raises a ModelCallError naming it
+        await ask(tool_call_content(history), choice)
         if label != "omitted":
             raise ServerLimit(
                 f"server limit: tools are used only when tool_choice is sent ({label}); the "
@@ -435,7 +444,10 @@ async def run_check(name: str, how: str, check: Check, timeout: float) -> Row:
         result = "pass"
     except Exception as exc:  # every failure is reported, none stops the others
         limit = getattr(exc, "limit", None)
-        if isinstance(exc, ServerLimit):
+        if isinstance(exc, TimeoutError) and not str(exc):  # asyncio.wait_for's: no text
+            result, detail = "FAIL", (f"TimeoutError: the check took over {timeout:g} s "
+                                      "(a slow or busy server: raise --timeout)")
+        elif isinstance(exc, ServerLimit):
             result, detail = "limit", str(exc)
         elif limit:
             result, detail = "limit", f"server limit: {limit}; {type(exc).__name__}: {exc}"
@@ -445,11 +457,16 @@ async def run_check(name: str, how: str, check: Check, timeout: float) -> Row:
     return Row(name, how, result, time.perf_counter() - began, tokens, detail)
 
 
-def server_row(setup: Setup) -> Row:
+def server_row(setup: Setup, timeout: float) -> Row:
+    """``GET /models``, waiting up to ``timeout`` seconds (a busy llama-cpp-python server
+    answers it only between two completions)."""
+    import httpx
+
     from ctxlab.course.backends import server_check
 
     began = time.perf_counter()
-    found = server_check(setup.backend)
+    with httpx.Client(timeout=timeout) as client:
+        found = server_check(setup.backend, recheck=True, http_client=client)
     assert found is not None
     line = found.lines()[0]
     return Row("GET /models", "http", "FAIL" if found.problem else "pass",
@@ -473,11 +490,12 @@ async def checks_async(args: argparse.Namespace, setup: Setup) -> list[Row]:
     from agents import set_tracing_disabled
 
     set_tracing_disabled(True)
-    rows = [server_row(setup)]
+    rows = [server_row(setup, min(args.timeout, 60.0))]
     if not rows[0].ok or args.no_checks:
         return rows
     checks = [("tool calls (probe)", "chat", tool_probe(setup))]
-    checks += agent_checks(setup, args.turns) + caller_checks(setup, args.overflow_tokens)
+    checks += agent_checks(setup, args.turns, args.timeout)
+    checks += caller_checks(setup, args.overflow_tokens)
     for name, how, check in checks:
         rows.append(await run_check(name, how, check, args.timeout))
         print(f"  {rows[-1].result:<5} {name} ({how})", flush=True)

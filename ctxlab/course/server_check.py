@@ -37,6 +37,7 @@ from ..core.model_errors import (
     url_hints,
     url_problem,
 )
+from .chat_forms import ToolCallContentClient
 from .usage_estimate import estimate_missing_usage, estimate_stream_usage
 
 __all__ = ["REACH_HINT", "CompatibleChatModel", "CompatibleServerError", "ModelCallError",
@@ -72,6 +73,11 @@ class ServerCheck:
         return [f"Server:  reachable, serves {self.model}"]
 
 
+#: Why ``GET /models`` can time out on a server that is running.
+BUSY_HINT = ("the server may be busy with another request (llama-cpp-python serves one at a "
+             f"time; a small model on a CPU can take minutes per reply), or {REACH_HINT}")
+
+
 def check_server(base_url: str, model: str, *, api_key: str | None = None,
                  http_client: httpx.Client | None = None, timeout: float = 5.0) -> ServerCheck:
     """Ask ``GET {base_url}/models`` whether the server is up and serves ``model``.
@@ -87,6 +93,10 @@ def check_server(base_url: str, model: str, *, api_key: str | None = None,
     client = http_client or httpx.Client(timeout=timeout)
     try:
         response = client.get(url, headers=headers)
+    except httpx.TimeoutException as exc:  # connected (or connecting), but no answer in time
+        seconds = client.timeout.read or timeout
+        return ServerCheck(base_url, model, reachable=False, problem=(
+            f"no answer from {url} within {seconds:g} s ({exception_reason(exc)}): {BUSY_HINT}"))
     except httpx.HTTPError as exc:
         return ServerCheck(base_url, model, reachable=False,
                            problem=f"cannot reach {url} ({exception_reason(exc)}): {REACH_HINT}")
@@ -133,7 +143,7 @@ def server_error(base_url: str, model: str, exc: Exception) -> ModelCallError:
 class CompatibleChatModel(OpenAIChatCompletionsModel):
     """``OpenAIChatCompletionsModel`` for an OpenAI-compatible server.
 
-    Everything (request building, conversion, parsing) is the SDK's, with two additions:
+    Everything (request building, conversion, parsing) is the SDK's, with three additions:
 
     * every API error (no answer, 404, a context overflow, a 500) is re-raised as a
       :class:`~ctxlab.core.model_errors.ModelCallError` naming the URL, the model, the
@@ -141,12 +151,17 @@ class CompatibleChatModel(OpenAIChatCompletionsModel):
     * a reply without token usage (``llama-cpp-python[server]`` sends no usage chunk in
       streams, even with ``include_usage``) gets usage counted with ctxlab's exact
       o200k_base tokenizer, marked as estimated
-      (:func:`~ctxlab.course.usage_estimate.usage_is_estimated`).
+      (:func:`~ctxlab.course.usage_estimate.usage_is_estimated`);
+    * an assistant message with ``tool_calls`` goes out with ``content: ""``, not ``null``
+      (``llama-cpp-python[server]`` refuses ``null``; :mod:`ctxlab.course.chat_forms`).
     """
 
     def __init__(self, model: str, openai_client: openai.AsyncOpenAI, **kwargs: Any) -> None:
         super().__init__(model=model, openai_client=openai_client, **kwargs)
         self.base_url = str(openai_client.base_url)
+
+    def _get_client(self) -> Any:  # the SDK sends every request through this client
+        return ToolCallContentClient(super()._get_client())
 
     async def get_response(self, system_instructions: str | None, input: Any,
                            *args: Any, **kwargs: Any) -> Any:

@@ -413,3 +413,41 @@ def test_an_overflowing_run_stops_alone_and_the_others_still_run():
     assert printed == [str(failure)]
     assert printed[0].startswith(f"full history: stopped at turn {failure.turn} after ")
     assert "What to do:" in printed[0]
+
+
+# ---------------------------------------------------------------------------- tool-call history
+
+
+def test_a_history_with_tool_calls_goes_out_with_empty_string_content():
+    """Lesson 05b cells 6 and 18 failed on the real server: the fridge conversation holds
+    tool calls, which the SDK sends as an assistant message with content null; the server
+    refused it (HTTP 500). The same message with content "" was accepted there."""
+    fake = llama()
+    agent = make_support_agent(backend_on(fake))
+    record = arun(ask_after(agent, FRIDGE.items, QUESTION,
+                            lambda: SQLiteSession("fridge-tools")))
+    assert record.reply and fake.rejections == []
+    calls = [m for m in agent_bodies(fake, "chat")[0]["messages"]
+             if m["role"] == "assistant" and m.get("tool_calls")]
+    assert calls and all(m["content"] == "" for m in calls)  # the exact form
+    assert sum(len(m["tool_calls"]) for m in calls) == \
+        sum(item.get("type") == "function_call" for item in FRIDGE.items)
+    # the form fits the openai request types too: the default fake (the API's rules) takes it
+    plain = FakeOpenAI()
+    arun(ask_after(make_support_agent(backend_on(plain)), FRIDGE.items, QUESTION,
+                   lambda: SQLiteSession("fridge-tools-api")))
+    assert plain.rejections == []
+
+
+def test_the_sdk_form_with_content_null_is_what_the_server_refused():
+    """The broken variant: the SDK's own model class sends content null and is refused."""
+    from agents import OpenAIChatCompletionsModel
+
+    fake = llama()
+    bare = OpenAIChatCompletionsModel(model=MODEL, openai_client=fake.async_client())
+    with pytest.raises(Exception, match="Input should be a valid string"):
+        arun(ask_after(make_support_agent(bare), FRIDGE.items, QUESTION,
+                       lambda: SQLiteSession("fridge-null")))
+    refused = chat_bodies(fake)[-1]
+    assert any(m["role"] == "assistant" and m.get("tool_calls") and m["content"] is None
+               for m in refused["messages"])

@@ -85,8 +85,8 @@ def test_llama_cpp_python_rules_end_in_passes_and_named_limits():
     limits = {key for key, result in results.items() if result == "limit"}
     assert limits == {("tool calls (probe)", "chat"), ("request of 9,000 tokens", "chat")}
     assert table[("tool calls (probe)", "chat")][-1].startswith(
-        "server limit: no tool-call history (an assistant message with content null and "
-        "tool_calls); ModelCallError: ")
+        "server limit: tools are used only when tool_choice is sent (named); the agent sends "
+        "none")
     assert table[("request of 9,000 tokens", "chat")][-1].startswith(
         "context window of 8,192 tokens; the error says what to do: give the model at least")
     for check in AGENT_CHECKS:
@@ -202,12 +202,15 @@ def test_the_tool_probe_tells_a_usable_server_from_each_limit():
 
     assert probe_on(FakeOpenAI()) == (
         "pass", "a tool call came back and the call's history was accepted")
-    for rules in (LLAMA_CPP_PYTHON, LLAMA_CPP_PYTHON_FUNCTION_CALLING):
+    for rules, choice in ((LLAMA_CPP_PYTHON, "named"),
+                          (LLAMA_CPP_PYTHON_FUNCTION_CALLING, "auto")):
         fake = FakeOpenAI(rules=rules)
         result, detail = probe_on(fake)
-        assert result == "limit" and detail.startswith("server limit: no tool-call history")
-        refused = fake.bodies("chat/completions")[-1]
-        assert refused["messages"][1]["content"] is None and refused["messages"][1]["tool_calls"]
+        assert result == "limit" and detail.startswith(
+            f"server limit: tools are used only when tool_choice is sent ({choice})")
+        follow_up = fake.bodies("chat/completions")[-1]  # accepted: content "", not null
+        assert follow_up["messages"][1]["content"] == "" and follow_up["messages"][1][
+            "tool_calls"] and fake.rejections == []
     fake = FakeOpenAI(rules=LLAMA_CPP_PYTHON)  # what the agent sends first, then more
     probe_on(fake)
     assert [b.get("tool_choice") for b in fake.bodies("chat/completions")] == [
@@ -233,3 +236,60 @@ def test_a_cell_over_the_timeout_stops_its_lesson_without_a_traceback(tmp_path):
     assert row.failures == ["cell 1: timed out after 5 s (a slow server: raise --lesson-timeout)",
                             "1 code cells after cell 1 not run"]
     assert (folder / "slow.ipynb").exists() and not row.ok
+
+
+def summarizing_row(timeout: float):
+    """The smoke script's summarizing check (plain run) against its --mock server, with
+    ``timeout`` as --timeout."""
+    smoke = load_script()
+    args = smoke.parse_args(["--mock", "--lessons", "none", "--timeout", str(timeout)])
+    with smoke.mock_server(args) as base_url:
+        setup = smoke.make_setup(args, base_url, smoke.MOCK_MODEL)
+        checks = {(name, how): check for name, how, check in
+                  smoke.agent_checks(setup, 3, args.timeout)}
+        return arun(smoke.run_check("sum", "run", checks[("agent + SummarizingSession(1/2)",
+                                                          "run")], 120))
+
+
+def test_the_summarizing_check_gives_the_summarizer_the_check_timeout():
+    """On the real server (SmolLM2 on a busy CPU) a summary took over the session's default
+    120 s and the check failed with "no fold happened": the summarizer now gets the check's
+    own --timeout, and a fold that still fails says why."""
+    row = summarizing_row(600.0)
+    assert row.result == "pass" and row.detail.startswith("folded; 3 turns")
+    row = summarizing_row(0.0001)  # the broken variant: a timeout no summary can meet
+    assert row.result == "FAIL"
+    assert row.detail.startswith("RuntimeError: no fold happened (the summarizer failed: ")
+    assert "timed out after" in row.detail
+
+
+def test_a_server_that_does_not_answer_is_named_busy_not_a_bare_timeout():
+    """Seen on the real server: llama-cpp-python answers GET /models only between two
+    completions, so a busy server timed out at 5 s and the row said only "is the server
+    running?". A socket that accepts and never answers stands in for it."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        done = run("--base-url", f"http://127.0.0.1:{silent.getsockname()[1]}/v1",
+                   "--model", "m", "--timeout", "2")
+    assert done.returncode == 1
+    cells = rows(done.stdout)[("GET /models", "http")]
+    assert cells[0] == "FAIL"
+    assert cells[-1].startswith("no answer from http://127.0.0.1:")
+    assert "/v1/models within 2 s" in cells[-1] and "may be busy with another request" in \
+        cells[-1]
+
+
+def test_a_check_over_its_timeout_says_so_and_what_to_raise():
+    import asyncio
+
+    smoke = load_script()
+
+    async def slow() -> tuple[str, str]:
+        await asyncio.sleep(5)
+        return "-", "never"
+
+    row = arun(smoke.run_check("slow", "run", slow, 0.2))
+    assert (row.result, row.tokens) == ("FAIL", "-")
+    assert row.detail == "TimeoutError: the check took over 0.2 s (a slow or busy server: " \
+        "raise --timeout)"
