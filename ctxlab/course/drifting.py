@@ -37,10 +37,8 @@ from typing import Any
 
 from ..facts.tracker import FactTracker, Period
 from ..facts.typed import facts_in_text
-from ..summarizers.base import SummaryResult, is_summary_pair
 from ..summarizers.extractive import ExtractiveSummarizer
 from ..summarizers.record import HandoverRecord
-from ..summarizers.render import render
 
 #: The kinds of mistakes the summarizer makes.
 DRIFTS: tuple[str, ...] = ("paraphrase", "merge", "question")
@@ -80,29 +78,14 @@ class DriftingSummarizer(ExtractiveSummarizer):
         return (f"DriftingSummarizer(rate={self.rate}, seed={self.seed}, "
                 f"markers={self.markers})")
 
-    def summarize(self, items: Sequence[Mapping[str, Any]], *,
-                  previous_summary: str | None = None,
-                  previous_state: Mapping[str, Any] | None = None) -> SummaryResult:
-        """Fold like :class:`~ctxlab.ExtractiveSummarizer`, then perhaps make one mistake
-        in the record that the next fold starts from."""
-        items = list(items)
-        if is_summary_pair(items):
-            previous_summary = previous_summary or str(items[1].get("content", ""))
-            items = items[2:]
-        record = self.record(previous_state)
-        if record is None:
-            record = HandoverRecord(gist_words=self.gist_words)
-            if previous_summary:
-                record.read_note(previous_summary)
-        record.read(items)
+    def amend(self, record: HandoverRecord, items: Sequence[Mapping[str, Any]]) -> None:
+        """After a fold like :class:`~ctxlab.ExtractiveSummarizer`'s, perhaps make one
+        mistake in the record that the next fold starts from."""
         rng = random.Random(_seed(self.seed, record.turn, len(items)))
         if rng.random() < self.rate:
             done = drift(record, rng, self.drifts, markers=self.markers)
             if done:
                 self.log.append(f"turn {record.turn}: {done}")
-        text = render(record, max_steps=self.max_steps, max_tokens=self.max_tokens)
-        return SummaryResult(text, model=None, extra={"summarizer": self.name},
-                             state=record.to_dict())
 
 
 def _seed(*parts: object) -> int:

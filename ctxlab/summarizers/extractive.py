@@ -89,11 +89,16 @@ class ExtractiveSummarizer:
             if previous_summary:
                 record.read_note(previous_summary)
         record.read(items)
+        self.amend(record, items)
         text = render(record, max_steps=self.max_steps, max_tokens=self.max_tokens)
         extra: dict[str, Any] = {"summarizer": self.name, "turns_read": record.turn}
         if record.seeded_from_text:
             extra["seeded_from_text"] = True
         return SummaryResult(text, model=None, extra=extra, state=record.to_dict())
+
+    def amend(self, record: HandoverRecord, items: Sequence[Mapping[str, Any]]) -> None:
+        """Called after each fold has read ``items`` into ``record``, before it is rendered
+        (nothing here; a teaching subclass such as ``DriftingSummarizer`` changes the record)."""
 
     def record(self, state: Mapping[str, Any] | None) -> HandoverRecord | None:
         """The record a ``previous_state`` holds (None when there is none or it is not ours)."""
