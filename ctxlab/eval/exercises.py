@@ -423,13 +423,8 @@ async def check_zh_memory_setup(make_session: Any, make_manager: Any = None, *,
     ``count_folds=False`` leaves the folds out of the cost: a deliberately wrong check, kept
     so the tests can show that pricing the folds is what rejects folding at every turn."""
     from ..course.runs import ask_after
-    from .zh_exercise import (
-        SetupRejected,
-        check_manager,
-        check_session,
-        conversation_cost,
-        full_history_session,
-    )
+    from .exercise_parts import SetupRejected, check_manager, check_session
+    from .zh_exercise import conversation_cost, full_history_session
 
     if make_session is None:
         return CheckResult(None, "先在上面的单元格里填好 `make_session`（`make_manager` 可以"
@@ -440,12 +435,12 @@ async def check_zh_memory_setup(make_session: Any, make_manager: Any = None, *,
 
     def checked_session() -> Any:
         session = make_session()
-        check_session(session)
+        check_session(session, "zh")
         return session
 
     def checked_manager(session: Any) -> Any:
         manager = make_manager(session)
-        check_manager(manager, session)
+        check_manager(manager, session, "zh")
         return manager
 
     agent = make_support_agent(OfflineSupportModel())

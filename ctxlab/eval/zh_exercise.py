@@ -21,103 +21,22 @@ The lesson's own table shows two memories that keep every fact (``trim 3 + state
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from agents import Agent, SQLiteSession
 
-from ..context import ContextManager
 from ..core.tokens import count_request_tokens, count_tokens
-from ..memory import DenseIndex, FTS5Index, Recall, RuleBasedStateExtractor, StateMemory
-from ..memory.llm_extract import LLMStateExtractor
-from ..summarizers import ExtractiveSummarizer, LLMSummarizer
 from ..summarizers.base import SummaryResult, call_summarizer
 from ..summarizers.prompt import SUMMARY_PROMPT, TRANSCRIPT_CLOSE, TRANSCRIPT_OPEN
 from ..summarizers.transcript import render_transcript
+from .exercise_parts import SetupRejected, check_manager, check_session  # noqa: F401 (SetupRejected: its old home)
 from .replay import StrategyReplay
 from .strategies import Strategy, TransformResult
 
 #: The most a memory may cost, as a share of the full history's cost (every call counted).
 ZH_EXERCISE_RATIO = 0.5
-
-#: Where the library's parts live: a class defined elsewhere must not override their methods.
-_LIBRARY = ("ctxlab.", "agents.")
-
-
-class SetupRejected(Exception):
-    """The learner's setup is not a memory made of the library's parts (the message says
-    which part and why)."""
-
-
-def _library_base(cls: type) -> type | None:
-    return next((c for c in cls.__mro__ if c.__module__.startswith(_LIBRARY)), None)
-
-
-def _overridden(obj: Any) -> list[str]:
-    """Methods of ``obj``'s class that replace the library class it extends."""
-    cls = type(obj)
-    base = _library_base(cls)
-    if base is None or base is cls:
-        return []
-    names = [n for n, v in inspect.getmembers(base) if callable(v) and not n.startswith("__")]
-    return sorted(n for n in names if getattr(cls, n, None) is not getattr(base, n, None))
-
-
-def _require(obj: Any, kinds: tuple[type, ...], what: str) -> None:
-    if not isinstance(obj, kinds):
-        names = " or ".join(k.__name__ for k in kinds)
-        raise SetupRejected(f"{what}应该是 ctxlab 的 {names}，这里却是 {type(obj).__name__}："
-                            "练习要用库里真正的记忆组件，而不是自己拼好答案的替身")
-    changed = _overridden(obj)
-    if changed:
-        raise SetupRejected(f"{what}（{type(obj).__name__}）改写了 {', '.join(changed)}："
-                            "这个练习用库里现成的记忆组件；自己写会话是第 02b 课的练习")
-
-
-def check_session(session: Any) -> None:
-    """A session of ctxlab or of the Agents SDK, whose methods are the library's, and (for a
-    summarizing session) a summarizer of ctxlab's."""
-    from ..sessions.base import MemorySession
-
-    base = _library_base(type(session))
-    if base is not None and base.__module__.startswith("agents."):
-        changed = _overridden(session)
-        if changed:
-            raise SetupRejected(f"会话（{type(session).__name__}）改写了 {', '.join(changed)}："
-                                "这个练习用库里现成的记忆组件；自己写会话是第 02b 课的练习")
-    else:
-        _require(session, (MemorySession,), "make_session() 返回的会话")
-    summarizer = getattr(session, "summarizer", None)
-    if summarizer is not None:
-        _require(summarizer, (ExtractiveSummarizer, LLMSummarizer), "摘要器")
-
-
-def check_manager(manager: Any, session: Any) -> None:
-    """A ContextManager of ctxlab's whose sources are ctxlab's, start empty and read the
-    conversation's own session (no callback that could change what the model is sent)."""
-    _require(manager, (ContextManager,), "make_manager(session) 返回的对象")
-    sources = [("状态来源（state=）", manager.state), ("召回来源（retriever=）", manager.retriever)]
-    if manager.state is not None:
-        _require(manager.state, (StateMemory,), "状态来源（state=）")
-        _require(manager.state.extractor, (RuleBasedStateExtractor, LLMStateExtractor),
-                 "状态提取器")
-        if not manager.state.state.is_empty():
-            raise SetupRejected("状态记忆一开始就已经有内容了：它应该从这段对话里自己提取，"
-                                "而不是事先填好")
-    if manager.retriever is not None:
-        _require(manager.retriever, (Recall,), "召回来源（retriever=）")
-        _require(manager.retriever.index, (FTS5Index, DenseIndex), "召回索引")
-        if len(manager.retriever.index):
-            raise SetupRejected("召回索引一开始就已经有内容了：它应该只索引这段对话")
-    for what, source in sources:
-        bound = getattr(source, "session", None)
-        if bound is not None and bound is not session:
-            raise SetupRejected(f"{what}读的是另一个会话：它应该读 make_session() 返回的这个")
-    if manager.on_assemble is not None:
-        raise SetupRejected("on_assemble 回调能改动发给模型的内容，这个练习里请不要设置")
-
 
 @dataclass
 class _FoldMeter:
@@ -166,7 +85,7 @@ def _strategy(make_session: Callable[[], Any], make_manager: Callable[[Any], Any
               meters: list[_FoldMeter], count_folds: bool) -> Strategy:
     def session_factory(_session_id: str) -> Any:
         session = make_session()
-        check_session(session)
+        check_session(session, "zh")
         if count_folds and getattr(session, "summarizer", None) is not None:
             meter = _FoldMeter(session.summarizer)
             session.summarizer = meter
@@ -176,7 +95,7 @@ def _strategy(make_session: Callable[[], Any], make_manager: Callable[[Any], Any
     def transform_factory(session: Any, _tools: Sequence[Any]) -> Any:
         assert make_manager is not None
         manager = make_manager(session)
-        check_manager(manager, session)
+        check_manager(manager, session, "zh")
 
         async def transform(instructions: str | None,
                             items: list[dict[str, Any]]) -> TransformResult:
