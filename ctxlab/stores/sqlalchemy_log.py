@@ -33,6 +33,7 @@ from .base import (
     decode_data,
     decode_entry,
 )
+from .row_cursor import RowIdCursor
 from .sql_dialects import LoopEngines, db_timestamp, supports_upsert, upsert
 from .sqlalchemy import SQLAlchemyStateStore
 
@@ -66,7 +67,7 @@ def translate_sql_error(exc: BaseException) -> StoreError | None:
     return None
 
 
-class SQLAlchemyLog(LogStore):
+class SQLAlchemyLog(RowIdCursor, LogStore):
     """The log of an SDK ``SQLAlchemySession`` (see the module doc)."""
 
     kind: ClassVar[str] = "sqlalchemy"
@@ -166,13 +167,6 @@ class SQLAlchemyLog(LogStore):
             return len(known), rows[1:], state
         keep, rows = await self._catch_up(conn, known)  # a row we knew is gone: compare ids
         return keep, rows, state
-
-    def _decode(self, rows: list[Row]) -> tuple[list[int], list[dict[str, Any]]]:
-        return [r[0] for r in rows], [decode_entry(r[1]) for r in rows]
-
-    def _advance(self, keep: int, ids: list[int]) -> None:
-        del self._ids[keep:]
-        self._ids.extend(ids)
 
     async def _begin(self) -> Any:
         await self.state.ready()
@@ -277,15 +271,7 @@ class SQLAlchemyLog(LogStore):
                 await conn.execute(delete(self._messages).where(
                     m.session_id == self.session_id, m.id >= removed[0][0]))
             state = await self.state.read(conn, seen)
-        ids, items = self._decode(rows)
-        keep = min(keep, length)
-        ids, items = ids[: max(0, length - keep)], items[: max(0, length - keep)]
-        self._advance(keep, ids)
-        return self._decode(removed)[1], Delta(keep, items, self._state_delta(state))
-
-    def reset_cursor(self) -> None:
-        self._ids.clear()
-        self._state_version = None
+        return self._cut(keep, rows, removed, state, length)
 
     def spawn(self, session_id: str) -> SQLAlchemyLog:
         other = type(self.sdk_session)(session_id, engine=self.engines.original,

@@ -40,9 +40,9 @@ from .base import (
     StoreError,
     StoreUnavailableError,
     decode_data,
-    decode_entry,
     encode_data,
 )
+from .row_cursor import RowIdCursor
 
 logger = logging.getLogger("ctxlab.stores")
 
@@ -315,7 +315,7 @@ def _reset_state(conn: sqlite3.Connection, session_id: str) -> None:
 Row = tuple[int, str]
 
 
-class SQLiteLog(LogStore):
+class SQLiteLog(RowIdCursor, LogStore):
     """The raw log of an SDK ``SQLiteSession`` on a file, read and written by ctxlab directly
     (same tables, same JSON), with the side state in the same file."""
 
@@ -334,14 +334,6 @@ class SQLiteLog(LogStore):
         self._ids: list[int] = []  # row id of every item the caller's index holds
 
     # -- helpers run inside a transaction --------------------------------------------------
-    def _decode(self, rows: list[Row]) -> tuple[list[int], list[dict[str, Any]]]:
-        ids: list[int] = []
-        items: list[dict[str, Any]] = []
-        for row_id, data in rows:
-            ids.append(row_id)
-            items.append(decode_entry(data))
-        return ids, items
-
     def _rows_after(self, conn: sqlite3.Connection, after: int, below: int | None = None
                     ) -> list[Row]:
         if below is None:
@@ -378,10 +370,6 @@ class SQLiteLog(LogStore):
                 keep += 1
             return keep, self._rows_after(conn, known[keep - 1] if keep else 0, below)
         return 0, self._rows_after(conn, 0, below)
-
-    def _advance(self, keep: int, ids: list[int]) -> None:
-        del self._ids[keep:]
-        self._ids.extend(ids)
 
     # -- operations ------------------------------------------------------------------------
     async def _sync(self) -> Delta:
@@ -504,15 +492,7 @@ class SQLiteLog(LogStore):
                 return keep, rows, removed, _read_state(conn, self.session_id, seen)
 
         keep, rows, removed, state = await self.file.run(cut)
-        ids, items = self._decode(rows)
-        keep = min(keep, length)
-        ids, items = ids[: max(0, length - keep)], items[: max(0, length - keep)]
-        self._advance(keep, ids)
-        return self._decode(removed)[1], Delta(keep, items, self._state_delta(state))
-
-    def reset_cursor(self) -> None:
-        self._ids.clear()
-        self._state_version = None
+        return self._cut(keep, rows, removed, state, length)
 
     def spawn(self, session_id: str) -> SQLiteLog:
         from agents.memory import SQLiteSession
