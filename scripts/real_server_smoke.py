@@ -34,6 +34,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import re
 import sys
 import tempfile
 import time
@@ -346,6 +347,17 @@ LIMIT_ERRORS = ("ModelCallError", "CompatibleServerError", "ContextOverflowError
                 "StructuredOutputError")
 
 
+#: How ctxlab.eval.evaluate wraps a case's error: ``strategy 'S' failed on case 'C': Name: ...``
+_EVAL_WRAP = re.compile(r"strategy '.*?' failed on case '.*?': (\w+): ")
+
+
+def _wrapped_error(name: str, value: str) -> str:
+    """The error's own name, or for the RuntimeError with which ``evaluate`` reports a case
+    that failed, the name of the error it wraps (a named server limit stays a limit)."""
+    match = _EVAL_WRAP.match(value) if name == "RuntimeError" else None
+    return match.group(1) if match else name
+
+
 def cell_outcomes(nb: Any, stopped: tuple[int, str] | None = None,
                   ) -> tuple[int, int, list[str], list[str]]:
     """(code cells, passed, limit notes, failure notes) of an executed notebook;
@@ -369,7 +381,7 @@ def cell_outcomes(nb: Any, stopped: tuple[int, str] | None = None,
             continue
         name, value = errors[0].get("ename", ""), errors[0].get("evalue", "")
         note = f"cell {index}: {name}: {_one_line(value, 150)}"
-        if name in LIMIT_ERRORS and "server limit" in value:
+        if _wrapped_error(name, value) in LIMIT_ERRORS and "server limit" in value:
             limits.append(note)
         elif name == "NameError" and first_bad is not None:
             failures.append(f"cell {index}: NameError after cell {first_bad} stopped")

@@ -155,14 +155,21 @@ def test_lesson_cells_are_sorted_into_pass_limit_and_fail():
 
     overflow = ("ContextOverflowError", "agent (m): the request does not fit the model's "
                 "context window (... 400; server limit: context window of 8,192 tokens) ...")
+    # how ctxlab.eval.evaluate reports a case that failed: a RuntimeError wrapping the error
+    wrapped = ("RuntimeError", "strategy 'summarize:2/4' failed on case 'p-1': ModelCallError: "
+               "answered 500 (server limit: no json_schema)")
+    wrapped_fail = ("RuntimeError", "strategy 'trim:2' failed on case 'p-1': KeyError: "
+                    "'server limit'")  # not a named limit: a failure
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("# lesson"), cell(), cell(overflow),
         cell(("NameError", "name 'runs' is not defined")),
         cell(("ModelCallError", "http://x/v1/chat/completions answered 500 to agent: ...")),
-        cell(("AssertionError", "")), cell()])
+        cell(("AssertionError", "")), cell(), cell(wrapped), cell(wrapped_fail)])
     cells, passed, limits, failures = smoke.cell_outcomes(nb)
-    assert (cells, passed) == (6, 2)
-    assert limits == ["cell 2: ContextOverflowError: " + overflow[1]]
+    assert (cells, passed) == (8, 2)
+    assert limits == ["cell 2: ContextOverflowError: " + overflow[1],
+                      "cell 7: RuntimeError: " + wrapped[1]]  # evaluate's wrap keeps a limit
+    assert failures[3] == "cell 8: RuntimeError: " + wrapped_fail[1]
     assert failures[0] == "cell 3: NameError after cell 2 stopped"
     assert failures[1].startswith("cell 4: ModelCallError: http://x/v1/chat/completions "
                                   "answered 500")  # an error without a named limit fails
