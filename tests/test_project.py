@@ -155,6 +155,21 @@ def test_run_lab_serves_the_repository_root_and_opens_the_first_lesson(monkeypat
     assert "--allow-root" in args and "running as root" in capsys.readouterr().out
 
 
+def test_setup_writes_the_packages_bytecode_even_when_python_is_told_not_to(
+        tmp_path, monkeypatch):
+    import importlib.util
+
+    script = load_run_script()
+    module = tmp_path / "ctxlab" / "sub" / "mod.py"
+    module.parent.mkdir(parents=True)
+    module.write_text("X = 1\n")
+    monkeypatch.setattr(script, "ROOT", tmp_path)
+    monkeypatch.setattr(script, "PY", Path(sys.executable))
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    script.compile_package()
+    assert Path(importlib.util.cache_from_source(str(module))).is_file()
+
+
 def test_run_lab_turns_off_jupyterlabs_news_and_keeps_other_overrides(tmp_path, capsys):
     script = load_run_script()
     assert "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate" in \
