@@ -12,10 +12,11 @@ at a time in this process by default (what is measured is then each operation's 
 trips and CPU; ``--concurrency N`` keeps N conversations in flight, as a service worker
 does, so waits for the event loop count too). The two layers run back to back, alternating, ``--repeat`` times.
 
-Printed per store and layer: p50 / p90 of ``get_items`` and ``add_items`` (ms), and what
-each costs the server: SQL statements (``before_cursor_execute``) plus transaction
-``BEGIN`` / ``COMMIT`` / ``ROLLBACK`` (each a round trip with asyncpg), or Redis round
-trips (one per ``send_packed_command``: a pipeline is one). Work a background fold does
+Printed per store and layer: p50 / p90 of ``get_items`` and ``add_items`` (ms), and the
+round trips each costs: requests asyncpg writes to its socket (a statement, a ``BEGIN``, a
+``COMMIT``: one write each), or Redis sends (one per ``send_packed_command``: a pipeline is
+one); for PostgreSQL also the SQL statements SQLAlchemy runs (``before_cursor_execute``)
+and the transactions it begins and ends. Work a background fold does
 after the call returned is counted apart (``fold``, per turn). Then the ratio ctxlab / SDK
 of each p50 per round, and their median (target: <= 1.2). A busy machine inflates both
 layers; compare the ratios of rounds run back to back, not absolute times.
@@ -105,6 +106,22 @@ def install_redis_counter() -> None:
     AbstractConnection.send_packed_command = send  # type: ignore[method-assign]
 
 
+def install_pg_counter() -> None:
+    """Count PostgreSQL round trips where they happen: asyncpg writes each request (a
+    query, a bind-and-execute, a BEGIN or COMMIT) to its socket in one call."""
+    from asyncio import selector_events
+
+    transport = selector_events._SelectorSocketTransport
+    original = transport.write
+
+    def write(self: Any, data: Any) -> None:
+        if type(self._protocol).__module__.startswith("asyncpg"):
+            count("pg")
+        original(self, data)
+
+    transport.write = write  # type: ignore[method-assign]
+
+
 def install_sql_counter(engine: Any) -> None:
     from sqlalchemy import event
 
@@ -114,8 +131,12 @@ def install_sql_counter(engine: Any) -> None:
     def statement(conn: Any, cursor: Any, text: str, *args: Any) -> None:
         count("sql:" + text.split()[0].upper())
 
+    def transaction(conn: Any, name: str) -> None:
+        if conn.get_execution_options().get("isolation_level") != "AUTOCOMMIT":
+            count("sql:" + name)  # (in autocommit mode no BEGIN or COMMIT is sent)
+
     for name in ("begin", "commit", "rollback"):
-        event.listen(sync, name, lambda conn, _n=name: count("sql:" + _n.upper()))
+        event.listen(sync, name, lambda conn, _n=name: transaction(conn, _n.upper()))
 
 
 def configure(store: str, layer: str) -> None:
@@ -194,13 +215,16 @@ def summarize(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def show_trips(trips: dict[str, float]) -> str:
-    total = sum(trips.values())
-    parts = " ".join(f"{k.split(':')[-1]}={v:.2f}" for k, v in trips.items())
-    return f"{total:5.2f} ({parts})"
+    """Round trips (socket writes to PostgreSQL, sends to Redis), then the SQL statements
+    and transaction commands that SQLAlchemy reports."""
+    total = sum(v for k, v in trips.items() if not k.startswith("sql:"))
+    parts = " ".join(f"{k[4:]}={v:.2f}" for k, v in trips.items() if k.startswith("sql:"))
+    return f"{total:5.2f}" + (f" (SQL: {parts})" if parts else "")
 
 
 async def main_async(args: argparse.Namespace) -> None:
     install_redis_counter()
+    install_pg_counter()
     stores = [s for s in args.stores.split(",") if s]
     for store in stores:
         env = "CTXLAB_POSTGRES_URL" if store == "postgres" else "CTXLAB_REDIS_URL"
