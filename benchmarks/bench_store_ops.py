@@ -10,7 +10,8 @@ and the example chat service's own session setup (``examples/chat_service/app.py
 ``ctxlab``, the SDK's ``SQLAlchemySession`` / ``RedisSession`` alone for ``sdk``), one turn
 at a time in this process by default (what is measured is then each operation's own round
 trips and CPU; ``--concurrency N`` keeps N conversations in flight, as a service worker
-does, so waits for the event loop count too). The two layers run back to back, alternating, ``--repeat`` times.
+does, so waits for the event loop count too). The two layers run back to back,
+alternating, ``--repeat`` times.
 
 Printed per store and layer: p50 / p90 of ``get_items`` and ``add_items`` (ms), and the
 round trips each costs: requests asyncpg writes to its socket (a statement, a ``BEGIN``, a
@@ -238,9 +239,8 @@ async def main_async(args: argparse.Namespace) -> None:
     stamp = f"{os.getpid()}-{int(time.time())}"
     for store in stores:
         ratios: dict[str, list[float]] = {op: [] for op in OPS}
-        print(f"\n== {store}: {args.users} users x {args.turns} turns, {args.concurrency} in flight, "
-              f"{args.repeat} rounds "
-              "(ctxlab and SDK back to back)")
+        print(f"\n== {store}: {args.users} users x {args.turns} turns, {args.concurrency} "
+              f"in flight, {args.repeat} rounds (ctxlab and SDK back to back)")
         for rep in range(args.repeat):
             rows = {}
             for layer in ("sdk", "ctxlab") if rep % 2 == 0 else ("ctxlab", "sdk"):
