@@ -7,7 +7,12 @@ written by ctxlab directly in the SDK's own tables, with the side state beside i
   SDK's sessions table.
 * Every operation is one transaction, and destructive ones (pop, clear, truncate) bump the
   state's version and epoch in that same transaction, so a fold planned before them can
-  never land after them.
+  never land after them. The common ones are short: a read is a single statement (the
+  state and the new rows, from one snapshot, so on PostgreSQL and MySQL it needs no
+  transaction around it: one round trip); on PostgreSQL an append is the lock, then one
+  statement that inserts the batch and reads the state and what others appended before
+  it (four round trips with ``BEGIN`` and ``COMMIT``). Statements are built once
+  (:mod:`.sqlalchemy_queries`).
 * The index catches up cheaply: message ids only grow (writers hold the session's row
   lock), rows only ever leave from the tail, so if the newest row the index knows still
   exists, only rows with a larger id are new.
