@@ -7,7 +7,12 @@ written by ctxlab directly in the SDK's own tables, with the side state beside i
   SDK's sessions table.
 * Every operation is one transaction, and destructive ones (pop, clear, truncate) bump the
   state's version and epoch in that same transaction, so a fold planned before them can
-  never land after them.
+  never land after them. The common ones are short: a read is a single statement (the
+  state and the new rows, from one snapshot, so on PostgreSQL and MySQL it needs no
+  transaction around it: one round trip); on PostgreSQL an append is the lock, then one
+  statement that inserts the batch and reads the state and what others appended before
+  it (four round trips with ``BEGIN`` and ``COMMIT``). Statements are built once
+  (:mod:`.sqlalchemy_queries`).
 * The index catches up cheaply: message ids only grow (writers hold the session's row
   lock), rows only ever leave from the tail, so if the newest row the index knows still
   exists, only rows with a larger id are new.
@@ -34,8 +39,9 @@ from .base import (
     decode_entry,
 )
 from .row_cursor import RowIdCursor
-from .sql_dialects import LoopEngines, db_timestamp, supports_upsert, upsert
+from .sql_dialects import LoopEngines
 from .sqlalchemy import SQLAlchemyStateStore
+from .sqlalchemy_queries import AUTOCOMMIT_READS, LogQueries
 
 Row = tuple[int, str]
 
@@ -84,87 +90,84 @@ class SQLAlchemyLog(RowIdCursor, LogStore):
             session.engine, self.session_id, extra_metadata=(meta,) if create else ())
         self.engines: LoopEngines = self.state.engines
         self.dialect = self.engines.dialect
+        self._q = LogQueries.of(self.engines.original.dialect, self._sessions, self._messages,
+                                self.state._state)
+        # (the one-statement append is SQL text, which a schema_translate_map cannot reach)
+        self._append_reads = self._q.one_statement_append and not (
+            self.engines.original.get_execution_options().get("schema_translate_map"))
         self._ids: list[int] = []  # row id of every item the caller's index holds
 
     # -- helpers inside a transaction ------------------------------------------------------
     async def _lock(self, conn: Any) -> None:
         """Take the session's lock: upsert its row in the SDK's sessions table (the row the
         SDK's own writers lock), creating it on first use without a race."""
-        from sqlalchemy import func, select
-
-        c = self._sessions.c
-        if supports_upsert(self.dialect):
-            await conn.execute(upsert(self.dialect, self._sessions,
-                                      {"session_id": self.session_id}, ["session_id"],
-                                      {"updated_at": func.current_timestamp()}))
+        if self._q.lock is not None:
+            await conn.execute(self._q.lock, {"sid": self.session_id})
             return
+        from sqlalchemy import select
+
         from .sql_dialects import ensure_row
 
+        c = self._sessions.c
         await ensure_row(conn, self.dialect, self._sessions,
                          {"session_id": self.session_id}, c.session_id)
         await conn.execute(select(c.session_id).where(
             c.session_id == self.session_id).with_for_update())
 
-    def _rows(self, after: int, below: int | None = None) -> Any:
-        from sqlalchemy import select
+    async def _rows(self, conn: Any, after: int) -> list[Row]:
+        found = await conn.execute(self._q.rows, {"sid": self.session_id, "after": after})
+        return [(int(r[0]), r[1]) for r in found]
 
-        m = self._messages.c
-        query = select(m.id, m.message_data).where(m.session_id == self.session_id,
-                                                   m.id >= after)
-        if below is not None:
-            query = query.where(m.id < below)
-        return query.order_by(m.id)
-
-    async def _catch_up(self, conn: Any, known: list[int], below: int | None = None
-                        ) -> tuple[int, list[Row]]:
+    async def _catch_up(self, conn: Any, known: list[int]) -> tuple[int, list[Row]]:
         """(how many known rows are still the log's prefix, the rows after them)."""
-        from sqlalchemy import select
-
         if known:
-            rows = [(int(r[0]), r[1]) for r in await conn.execute(self._rows(known[-1], below))]
+            rows = await self._rows(conn, known[-1])
             if rows and rows[0][0] == known[-1]:
                 return len(known), rows[1:]
-            m = self._messages.c
-            current = [int(r[0]) for r in await conn.execute(
-                select(m.id).where(m.session_id == self.session_id).order_by(m.id))]
+            current = [int(r[0]) for r in await conn.execute(self._q.ids,
+                                                              {"sid": self.session_id})]
             keep = 0
             for a, b in zip(known, current, strict=False):
                 if a != b:
                     break
                 keep += 1
-            after = known[keep - 1] + 1 if keep else 0
-            return keep, [(int(r[0]), r[1]) for r in await conn.execute(
-                self._rows(after, below))]
-        return 0, [(int(r[0]), r[1]) for r in await conn.execute(self._rows(0, below))]
+            return keep, await self._rows(conn, known[keep - 1] + 1 if keep else 0)
+        return 0, await self._rows(conn, 0)
 
-    async def _catch_up_and_state(self, conn: Any, known: list[int], seen: int | None
-                                  ) -> tuple[int, list[Row], StoredState]:
-        """:meth:`_catch_up` and the state in one statement (one round trip) in the common
-        case: the newest known row still exists."""
-        from sqlalchemy import Integer, case, literal, null, select, union_all
+    def _params(self, known: list[int], seen: int | None) -> dict[str, Any]:
+        return {"sid": self.session_id, "after": known[-1] if known else 0,
+                "seen": -1 if seen is None else seen}
 
-        st, m = self.state._state.c, self._messages.c
-        after = known[-1] if known else 0
-        state_part = select(literal(0, Integer).label("part"), st.version.label("id"),
-                            st.epoch.label("n"),
-                            case((st.version != (-1 if seen is None else seen), st.data),
-                                 else_=null()).label("body")
-                            ).where(st.session_id == self.session_id)
-        rows_part = select(literal(1, Integer), m.id, literal(0, Integer), m.message_data
-                           ).where(m.session_id == self.session_id, m.id >= after)
-        found = (await conn.execute(union_all(state_part, rows_part).order_by("part", "id"))
-                 ).all()
+    @staticmethod
+    def _parts(found: Any) -> tuple[StoredState, list[Row], list[int]]:
+        """A state-and-rows result (:mod:`.sqlalchemy_queries`): (state, rows, own ids)."""
         state = StoredState()
         rows: list[Row] = []
+        mine: list[int] = []
         for part, row_id, epoch, body in found:
-            if part == 0:
+            if part == 1:
+                rows.append((int(row_id), body))
+            elif part == 0:
                 state = StoredState(int(row_id), int(epoch), decode_data(body))
             else:
-                rows.append((int(row_id), body))
+                mine.append(int(row_id))
+        return state, rows, mine
+
+    async def _catch_up_and_state(self, conn: Any, known: list[int], seen: int | None, *,
+                                  fall_back: bool = True
+                                  ) -> tuple[int, list[Row], StoredState] | None:
+        """:meth:`_catch_up` and the state in one statement (one round trip) in the common
+        case: the newest known row still exists. Otherwise the ids are compared in further
+        statements, or without ``fall_back`` None is returned (the caller retries in one
+        snapshot)."""
+        state, rows, _ = self._parts(await conn.execute(self._q.state_and_rows,
+                                                        self._params(known, seen)))
         if not known:
             return 0, rows, state
         if rows and rows[0][0] == known[-1]:
             return len(known), rows[1:], state
+        if not fall_back:
+            return None
         keep, rows = await self._catch_up(conn, known)  # a row we knew is gone: compare ids
         return keep, rows, state
 
@@ -177,32 +180,58 @@ class SQLAlchemyLog(RowIdCursor, LogStore):
         known, seen = list(self._ids), self._state_version
         await self.state.ready()
         engine = self.engines.current()
-        async with engine.connect() as conn:
-            if self.dialect in ("postgresql", "mysql", "mariadb"):  # one snapshot for both
-                conn = await conn.execution_options(isolation_level="REPEATABLE READ")
-            async with conn.begin():
-                keep, rows, state = await self._catch_up_and_state(conn, known, seen)
+        found = None
+        if self.dialect in AUTOCOMMIT_READS:  # one statement, one snapshot: no transaction
+            async with engine.connect() as conn:
+                conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+                found = await self._catch_up_and_state(conn, known, seen, fall_back=False)
+        if found is None:  # SQLite, or a row we knew is gone: every statement in one snapshot
+            async with engine.connect() as conn:
+                if self.dialect in AUTOCOMMIT_READS:
+                    conn = await conn.execution_options(isolation_level="REPEATABLE READ")
+                async with conn.begin():
+                    found = await self._catch_up_and_state(conn, known, seen)
+        assert found is not None
+        keep, rows, state = found
         ids, items = self._decode(rows)
         self._advance(keep, ids)
         return Delta(keep, items, self._state_delta(state))
 
     async def _append(self, items: list[dict[str, Any]]) -> Delta:
-        from sqlalchemy import insert
-
         known, seen = list(self._ids), self._state_version
         payloads = [json.dumps(item, ensure_ascii=self._ensure_ascii, separators=(",", ":"))
                     for item in items]
-        stamp = db_timestamp(self.dialect)
         async with await self._begin() as conn:
-            await self._lock(conn)
-            await conn.execute(insert(self._messages).values([
-                {"session_id": self.session_id, "message_data": data, "created_at": stamp}
-                for data in payloads]))
-            keep, rows, state = await self._catch_up_and_state(conn, known, seen)
-        mine, others = rows[len(rows) - len(payloads):], rows[: len(rows) - len(payloads)]
+            await self._lock(conn)  # (before the next statement starts: it sees every row)
+            if self._append_reads:  # one statement appends and reads (PostgreSQL)
+                params = self._params(known, seen)
+                params.update((f"d{i}", data) for i, data in enumerate(payloads))
+                state, others, mine = self._parts(await conn.execute(
+                    self._q.append_and_read(len(payloads)), params))
+                keep, others = await self._placed(conn, known, others, mine)
+            else:
+                await conn.execute(self._q.insert, [{"sid": self.session_id, "d": data}
+                                                    for data in payloads])
+                found = await self._catch_up_and_state(conn, known, seen)
+                assert found is not None
+                keep, rows, state = found
+                others, mine = rows[: len(rows) - len(payloads)], [
+                    r[0] for r in rows[len(rows) - len(payloads):]]
         ids, decoded = self._decode(others)
-        self._advance(keep, [*ids, *(r[0] for r in mine)])
+        self._advance(keep, [*ids, *mine])
         return Delta(keep, [*decoded, *items], self._state_delta(state))
+
+    async def _placed(self, conn: Any, known: list[int], rows: list[Row], mine: list[int]
+                      ) -> tuple[int, list[Row]]:
+        """Where the rows read beside an append go: (known rows kept, other writers' rows
+        after them); a row we knew is gone: compare ids (our own rows are left out)."""
+        if not known:
+            return 0, rows
+        if rows and rows[0][0] == known[-1]:
+            return len(known), rows[1:]
+        keep, rows = await self._catch_up(conn, known)
+        own = set(mine)
+        return keep, [r for r in rows if r[0] not in own]
 
     async def _pop(self) -> tuple[dict[str, Any] | None, Delta]:
         from sqlalchemy import delete, func, select

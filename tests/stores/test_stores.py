@@ -239,3 +239,23 @@ def test_an_index_out_of_step_with_the_store_is_rebuilt_from_it(backend):
         assert await session.raw_items() == conversation(5)
 
     run(backend, test)
+
+
+def test_an_append_after_another_writer_removed_rows_this_session_knew(backend):
+    """The store reports where an append lands even when rows the session had read are
+    gone (another writer popped them and appended others): the session's index then holds
+    exactly what the store holds, its own batch once, without a further read."""
+    async def test():
+        session = TrimmingSession(max_turns=8, store=backend.sdk("gone"))
+        await session.add_items([user("q0"), assistant("a0"), user("q1")])
+        other = backend.sdk("gone")
+        await other.pop_item()
+        await other.pop_item()
+        await other.add_items([assistant("a0 by another")])
+        await session.add_items([user("q2")])
+        stored = [user("q0"), assistant("a0 by another"), user("q2")]
+        assert [dict(item) for item in session._log.items] == stored  # no sync in between
+        assert await backend.sdk("gone").get_items() == stored
+        assert await session.raw_items() == stored
+
+    run(backend, test)
