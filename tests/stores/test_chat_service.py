@@ -63,3 +63,23 @@ def test_users_talking_at_once_each_keep_their_own_whole_conversation(store, req
     assert verdict == {"lost": 0, "duplicated": 0, "cross_user": 0}, verdict
     for items in histories.values():
         assert len(items) == TURNS * 4  # question, tool call, tool output, reply
+
+
+def test_store_ops_benchmark_runs_and_reports_round_trips_and_ratios(postgres_url, redis_url):
+    """benchmarks/bench_store_ops.py (per-operation cost, ctxlab vs the SDK) still runs: a
+    tiny run on both servers prints, per store, both layers' round trips and the ratios."""
+    import os
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "CTXLAB_POSTGRES_URL": postgres_url, "CTXLAB_REDIS_URL": redis_url}
+    done = subprocess.run([sys.executable, "benchmarks/bench_store_ops.py", "--users", "2",
+                           "--turns", "3", "--repeat", "1"], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    for store in ("postgres", "redis"):
+        part = done.stdout.split(f"== {store}:")[1].split("==")[0]
+        for layer in ("sdk", "ctxlab"):
+            assert f"round 0 {layer:6} get_items p50" in part, part
+            assert f"round 0 {layer:6} add_items p50" in part, part
+        assert "round trips/call" in part and f"{store}: median ratio over rounds:" in part
