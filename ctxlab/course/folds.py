@@ -42,6 +42,18 @@ class FoldWatch:
     summarizer_calls: int
     summarizer_input_tokens: int
     summarizer_output_tokens: int
+    summary_turns: tuple[int, int] | None = None  #: the turns the final summary covers
+    summarizer_failures: int = 0  #: summarizer calls that raised (the fold was retried)
+
+    def coverage(self) -> str:
+        """One line: the turns the final summary covers, or why there is no summary (no
+        fold was due, or every fold's summarizer call failed: its warnings say why)."""
+        if self.summary_turns is not None:
+            return f"the summary covers turns {self.summary_turns[0]}-{self.summary_turns[1]}"
+        if self.summarizer_failures:
+            return (f"no summary: {self.summarizer_failures} summarizer calls failed (the "
+                    "warnings above say why), so every turn stayed in the view")
+        return "no summary: the conversation never reached the fold trigger"
 
     @property
     def folds(self) -> list[TurnTokens]:
@@ -96,5 +108,8 @@ async def watch_folds(session: Any, items: Sequence[Mapping[str, Any]]) -> FoldW
     if turn:
         turns.append(TurnTokens(turn, shown, folds, peak))
     calls = meter.calls if meter is not None else []
+    summary = getattr(session, "summary", None)
+    covered = tuple(summary.turns[:2]) if summary is not None else None
     return FoldWatch(turns, len(calls), sum(c.input_tokens for c in calls),
-                     sum(c.output_tokens for c in calls))
+                     sum(c.output_tokens for c in calls), covered,
+                     sum(not c.ok for c in calls))

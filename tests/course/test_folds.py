@@ -43,3 +43,31 @@ def test_a_session_that_never_folds_shows_the_whole_history():
     assert watch.turns[-1].tokens == session.token_counter.count_items(arun(session.get_items()))
     tokens = [t.tokens for t in watch.turns]
     assert tokens == sorted(tokens) and watch.shown_total == sum(tokens)
+
+
+def test_coverage_names_the_summarys_turns_or_why_there_is_none():
+    folded = SummarizingSession(keep_last_n_turns=2, context_limit=4, session_id="cov")
+    watch = arun(watch_folds(folded, CASE.items))
+    start, end = folded.summary.turns
+    assert watch.summary_turns == (start, end) and watch.summarizer_failures == 0
+    assert watch.coverage() == f"the summary covers turns {start}-{end}"
+    never = arun(watch_folds(TrimmingSession("never2", max_turns=10_000), CASE.items))
+    assert never.coverage() == "no summary: the conversation never reached the fold trigger"
+
+
+def test_coverage_when_every_summarizer_call_fails_says_so_instead_of_raising():
+    """A real server whose window is smaller than the fold's request (lesson 03 on an 8k
+    llama.cpp server): every fold fails, the session keeps every turn, the line says why."""
+
+    class Overflowing:
+        async def summarize(self, items, previous=None):
+            raise RuntimeError("the request does not fit the model's context window")
+
+    session = SummarizingSession(keep_last_n_turns=2, context_limit=4,
+                                 summarizer=Overflowing(), session_id="overflow")
+    watch = arun(watch_folds(session, CASE.items))
+    assert session.summary is None and watch.n_folds == 0
+    assert watch.summarizer_failures == watch.summarizer_calls > 0
+    assert watch.coverage() == (f"no summary: {watch.summarizer_failures} summarizer calls "
+                                "failed (the warnings above say why), so every turn stayed "
+                                "in the view")
