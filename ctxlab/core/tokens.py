@@ -28,8 +28,8 @@ import math
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -60,6 +60,10 @@ def encoding_for_model(model: str) -> str:
     return DEFAULT_ENCODING
 
 
+#: How many distinct texts a counter remembers the count of.
+COUNT_CACHE_SIZE = 8192
+
+
 @dataclass(frozen=True)
 class TokenCounter:
     """Counts tokens of text and of Responses items with one encoding.
@@ -71,6 +75,16 @@ class TokenCounter:
     encoding: str
     backend: str
     _encode: Callable[[str], Any]
+    #: exact counts of recently counted texts: a conversation's items are counted again at
+    #: every model call that sends them (lru_cache is thread-safe)
+    _recent: Callable[[str], int] | None = field(default=None, init=False, compare=False,
+                                                   repr=False)
+
+    def __post_init__(self) -> None:
+        if self.backend != "estimate":
+            encode = self._encode
+            object.__setattr__(self, "_recent", lru_cache(maxsize=COUNT_CACHE_SIZE)(
+                lambda text: len(encode(text))))
 
     @property
     def exact(self) -> bool:
@@ -80,9 +94,9 @@ class TokenCounter:
         """Tokens in ``text`` (special-token strings count as ordinary text)."""
         if not text:
             return 0
-        if self.backend == "estimate":
+        if self._recent is None:
             return math.ceil(len(text) / 4)
-        return len(self._encode(text))
+        return self._recent(text)
 
     def count_item(self, item: Mapping[str, Any]) -> int:
         """Tokens the model reads for one item: its text plus the per-item overhead."""
