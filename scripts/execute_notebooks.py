@@ -44,6 +44,13 @@ def execute(path: Path) -> float:
 
 
 def main(argv: list[str]) -> int:
+    if any(arg in ("-h", "--help") for arg in argv):
+        print(__doc__)
+        return 0
+    missing = [arg for arg in argv if not Path(arg).is_file()]
+    if missing:
+        print(f"not a notebook file: {', '.join(missing)}", file=sys.stderr)
+        return 2
     os.environ["CTXLAB_BACKEND"] = "offline"
     os.environ.pop("OPENAI_API_KEY", None)
     os.environ.pop("OPENAI_BASE_URL", None)
