@@ -207,3 +207,13 @@ def test_scaling_benchmark_runs_and_reports_every_target():
                  "target TrimmingSession", "target SummarizingSession", "exponent",
                  "retained memory per item"):
         assert line in out, line
+
+
+def test_execute_notebooks_explains_itself_and_refuses_a_path_that_is_not_a_notebook():
+    assert "Execute lesson notebooks in place" in run_script("scripts/execute_notebooks.py",
+                                                            "--help")
+    done = subprocess.run([sys.executable, "scripts/execute_notebooks.py",
+                           "notebooks/no_such_lesson.ipynb"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2
+    assert "not a notebook file: notebooks/no_such_lesson.ipynb" in done.stderr
