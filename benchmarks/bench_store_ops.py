@@ -38,6 +38,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from examples.chat_service.app import TimedSession
+
 TARGET = 1.2
 OPS = ("get_items", "add_items")
 
@@ -57,19 +59,15 @@ def count(kind: str) -> None:
         found[1][kind] += 1
 
 
-class Measured:
-    """A session whose calls are timed and whose round trips are counted (see above)."""
+class Measured(TimedSession):
+    """The service's session wrapper, recording into ``record`` each call's time and the
+    round trips counted while it ran (see above) instead of the request's timings."""
 
     def __init__(self, inner: Any, record: dict[str, list[tuple[float, Counter[str]]]]):
-        self.inner = inner
-        self.session_id = inner.session_id
+        super().__init__(inner)
         self.record = record
 
-    @property
-    def session_settings(self) -> Any:
-        return self.inner.session_settings
-
-    async def _run(self, name: str, call: Any) -> Any:
+    async def _timed(self, name: str, call: Any) -> Any:
         trips: Counter[str] = Counter()
         open_flag = [True]
         token = _op.set((name, trips, open_flag))
@@ -81,18 +79,6 @@ class Measured:
             open_flag[0] = False
             _op.reset(token)
             self.record.setdefault(name, []).append((elapsed, trips))
-
-    async def get_items(self, limit: int | None = None) -> Any:
-        return await self._run("get_items", self.inner.get_items(limit))
-
-    async def add_items(self, items: Any) -> None:
-        await self._run("add_items", self.inner.add_items(items))
-
-    async def pop_item(self) -> Any:
-        return await self._run("pop_item", self.inner.pop_item())
-
-    async def clear_session(self) -> None:
-        await self._run("clear_session", self.inner.clear_session())
 
 
 def install_redis_counter() -> None:

@@ -170,12 +170,19 @@ async def _here(cases: Sequence[EvalCase], strategies: Sequence[Strategy], agent
                     case, strategy, instructions=instructions, tools=tools, asker=asker,
                     scope=scope, max_answer_probes=max_answer_probes, counter=counter)
             except Exception as exc:
-                raise RuntimeError(f"strategy {strategy.name!r} failed on case {case.id!r}: "
-                                   f"{type(exc).__name__}: {exc}") from exc
+                raise case_failure(strategy.name, case.id, exc) from exc
             results.append(result)
             if on_result is not None:
                 on_result(result)
     return results
+
+
+def case_failure(strategy: str, case: str, exc: BaseException) -> RuntimeError:
+    """The error :func:`evaluate` raises when ``strategy`` fails on ``case``: it names both
+    and keeps the original error's type and message (scripts that read it as text, such as
+    ``scripts/real_server_smoke.py``, find the original's name after the case id)."""
+    return RuntimeError(f"strategy {strategy!r} failed on case {case!r}: "
+                        f"{type(exc).__name__}: {exc}")
 
 
 def _work(cases: list[EvalCase], specs: list[str], answers: bool, scope: AnswerScope,

@@ -156,10 +156,15 @@ def test_lesson_cells_are_sorted_into_pass_limit_and_fail():
     overflow = ("ContextOverflowError", "agent (m): the request does not fit the model's "
                 "context window (... 400; server limit: context window of 8,192 tokens) ...")
     # how ctxlab.eval.evaluate reports a case that failed: a RuntimeError wrapping the error
-    wrapped = ("RuntimeError", "strategy 'summarize:2/4' failed on case 'p-1': ModelCallError: "
-               "answered 500 (server limit: no json_schema)")
-    wrapped_fail = ("RuntimeError", "strategy 'trim:2' failed on case 'p-1': KeyError: "
-                    "'server limit'")  # not a named limit: a failure
+    from ctxlab.core.model_errors import ModelCallError
+    from ctxlab.eval.evaluate import case_failure
+
+    limit = case_failure("summarize:2/4", "p-1",
+                         ModelCallError("answered 500 (server limit: no json_schema)",
+                                        "http://x/v1"))
+    wrapped = ("RuntimeError", str(limit))
+    wrapped_fail = ("RuntimeError", str(case_failure("trim:2", "p-1", KeyError(
+        "server limit"))))  # not a named limit: a failure
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("# lesson"), cell(), cell(overflow),
         cell(("NameError", "name 'runs' is not defined")),
