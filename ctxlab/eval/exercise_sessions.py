@@ -19,6 +19,7 @@ from ..core.session_ids import new_session_id
 from ..core.turns import segment_turns
 from ..core.validate import validate_items
 from ..sessions.base import MemorySession
+from .borrowed import library_session
 from .exercises import CheckResult, _pending
 
 QUICKSTART_TURNS = 3
@@ -130,40 +131,6 @@ async def check_quickstart(session: Any) -> CheckResult:
 
 
 # ---------------------------------------------------------------------------- lesson 02b
-
-def library_session(session_class: Any, instance: Any = None) -> str | None:
-    """A sentence naming the ctxlab session behind ``session_class`` (itself, a base class,
-    or one held by ``instance``), or None for a session written by hand."""
-    if isinstance(session_class, type) and issubclass(session_class, MemorySession):
-        name = next(c.__name__ for c in session_class.__mro__ if c.__module__.startswith(
-            "ctxlab."))
-        return (f"{session_class.__name__} is ctxlab's {name}" if name == session_class.__name__
-                else f"{session_class.__name__} is a subclass of ctxlab's {name}")
-    held = _held_session(instance)
-    if held is not None:
-        return (f"{type(instance).__name__} hands the work to a ctxlab "
-                f"{type(held).__name__} it holds")
-    return None
-
-
-def _held_session(value: Any, depth: int = 0) -> MemorySession | None:
-    """A ctxlab session inside ``value``'s attributes (or their lists and dicts)."""
-    if isinstance(value, MemorySession) and depth:
-        return value
-    if depth > 2:
-        return None
-    if isinstance(value, Mapping):
-        inner: list[Any] = list(value.values())
-    elif isinstance(value, (list, tuple, set)):
-        inner = list(value)
-    else:
-        inner = list(getattr(value, "__dict__", {}).values())
-    for child in inner:
-        found = _held_session(child, depth + 1)
-        if found is not None:
-            return found
-    return None
-
 
 def own_session_scenarios() -> list[tuple[str, list[list[dict[str, Any]]]]]:
     """Histories in the Runner's batches that a home-made session meets in real use."""

@@ -5,6 +5,7 @@ windows and the classic wrong answers: each rejection below is a test."""
 from __future__ import annotations
 
 import copy
+import functools
 
 import pytest
 from agents import SQLiteSession
@@ -107,6 +108,43 @@ class WrappedTrimming(LessonSession):
         await self.inner["memory"].add_items(items)
 
 
+def trimming_factory(max_turns: int = 3):
+    """A plain function that hands over the library's session."""
+    return TrimmingSession("factory", max_turns=max_turns)
+
+
+#: Where a wrapper keeps its TrimmingSession out of the instance's attributes.
+_HIDDEN: dict[int, TrimmingSession] = {}
+
+
+class ModuleDictWrapper(LessonSession):
+    """Keeps a TrimmingSession in a module-level dict and delegates to it."""
+
+    def __init__(self, max_turns: int = 3):
+        super().__init__(max_turns=max_turns)
+        _HIDDEN[id(self)] = TrimmingSession(f"hidden-{id(self)}", max_turns=max_turns)
+
+    async def get_items(self, limit=None):
+        return await _HIDDEN[id(self)].get_items()
+
+    async def add_items(self, items):
+        await _HIDDEN[id(self)].add_items(items)
+
+
+async def _trimmed(items: list, max_turns: int) -> list:
+    """A helper the wrapper below calls: a throwaway TrimmingSession computes the view."""
+    session = TrimmingSession("throwaway", max_turns=max_turns)
+    await session.add_items(items)
+    return await session.get_items()
+
+
+class HelperWrapper(LessonSession):
+    """Reaches TrimmingSession only through a module-level helper function."""
+
+    async def get_items(self, limit=None):
+        return await _trimmed(self.items, self.max_turns)
+
+
 class ItemCut(LessonSession):
     def window(self) -> list:
         return last_n_items(self.items, 3 * self.max_turns)
@@ -183,7 +221,14 @@ def test_right_answers_pass():
     (TrimmingSession, "is ctxlab's TrimmingSession"),  # the hint used to suggest it
     (SummarizingSession, "is ctxlab's SummarizingSession"),
     (SubclassedTrimming, "subclass of ctxlab's TrimmingSession"),
-    (WrappedTrimming, "hands the work to a ctxlab TrimmingSession"),
+    (WrappedTrimming, "WrappedTrimming hands the work to ctxlab's TrimmingSession"),
+    (lambda max_turns=3: TrimmingSession("lambda", max_turns=max_turns),
+     "the lambda hands the work to ctxlab's TrimmingSession"),
+    (functools.partial(TrimmingSession, "partial"),
+     "partial returns ctxlab's TrimmingSession"),  # no code to read: seen in what it returns
+    (trimming_factory, "trimming_factory hands the work to ctxlab's TrimmingSession"),
+    (ModuleDictWrapper, "ModuleDictWrapper hands the work to ctxlab's TrimmingSession"),
+    (HelperWrapper, "ctxlab's TrimmingSession (through the global TrimmingSession)"),
     (ItemCut, "it shows 3 user turns"),
     (Flattening, "never stored (a changed or invented item)"),
     (Everything, "user turns"),
