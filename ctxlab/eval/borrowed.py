@@ -36,7 +36,8 @@ def library_session(session_class: Any, instance: Any = None) -> str | None:
         return f"{name} returns ctxlab's {type(instance).__name__}"
     held = held_session(instance)
     if held is not None:
-        return f"{type(instance).__name__} hands the work to a ctxlab {type(held).__name__} it holds"
+        return (f"{type(instance).__name__} hands the work to a ctxlab "
+                f"{type(held).__name__} it holds")
     for where, value in _reached(session_class, instance):
         found = _session_in(value)
         if found is not None:
