@@ -22,7 +22,7 @@ from typing import Any
 
 from agents import RunConfig, Runner, SQLiteSession
 
-from ..core.items import is_user_message, item_text
+from ..core.items import is_user_message, item_kind, item_text
 from ..core.validate import validate_items
 from ..handoffs.filters import view_text
 from ..handoffs.issues import CUSTOMER, split_issues
@@ -77,11 +77,44 @@ def issue_filter_problem(case: MultiIssueCase, view: Sequence[Mapping[str, Any]]
     split = split_issues([*case.items, {"role": "user", "content": case.resume}])
     wanted = [n + 1 for n, i in enumerate(split.turn_issue)
               if i in (CUSTOMER, split.find(a.device).number)]
-    said = [item_text(i) for i in split.turn_items(wanted) if is_user_message(i)]
-    if users != said:
-        return ("keep the customer's own turns and the issue's turns as they were said, in "
-                "order (no summary, nothing else)")
-    return None
+    other = [n + 1 for n, i in enumerate(split.turn_issue) if i == split.find(b.device).number]
+    return _turns_problem(case, [_said(i) for i in view[:-2]],
+                          [_said(i) for i in split.turn_items(wanted)],
+                          [_said(i) for i in split.turn_items(other)])
+
+
+#: How the lesson 09 check names an item of the view.
+_KINDS = {"user": "customer message", "assistant": "agent reply", "tool_call": "tool call",
+          "tool_output": "tool result"}
+
+
+def _said(item: Mapping[str, Any]) -> tuple[str, str]:
+    """An item as what was said: its kind and its text (ids and shapes aside)."""
+    return item_kind(item), item_text(item)
+
+
+def _turns_problem(case: MultiIssueCase, got: list[tuple[str, str]],
+                   wanted: list[tuple[str, str]], other: list[tuple[str, str]]) -> str | None:
+    """What differs between the view before the handoff step and the customer's and the
+    resumed issue's turns, every item of them (agent replies and tool rounds too)."""
+    if got == wanted:
+        return None
+    for kind, text in got:
+        if (kind, text) not in wanted:
+            what = f"{_KINDS.get(kind, kind)} {text[:60]!r}"
+            if (kind, text) in other:
+                return (f"the {case.other.device} issue's {what} reaches the repair desk: keep "
+                        f"only the customer's own turns and the {case.resumed.device} issue's")
+            return (f"a {what} that was never said in this chat reaches the repair desk: keep "
+                    "the customer's own turns and the issue's turns as they were said (no "
+                    "summary)")
+    for kind, text in wanted:
+        if (kind, text) not in got:
+            return (f"the {case.resumed.device} issue's {_KINDS.get(kind, kind)} "
+                    f"{text[:60]!r} is missing: keep its turns whole, as they were said, the "
+                    "agents' replies and tool results too")
+    return ("keep the customer's own turns and the issue's turns as they were said, in "
+            "order (no summary, nothing else)")
 
 
 async def call_candidate(candidate: Any, *args: Any, **kwargs: Any) -> Any:
@@ -104,7 +137,9 @@ _ZOE = [
     [{"role": "user", "content": f"I left the laptop at the {ERASE_MARKERS[2]} repair shop."},
      {"role": "assistant", "content": "Good to know."}],
 ]
-_BOB = [{"role": "user", "content": "I'm Bob, bob.keeps.data@example.org, printer jams."},
+#: The bystander's email: kept while zoe is forgotten, gone once bob is.
+BOB_EMAIL = "bob.keeps.data@example.org"
+_BOB = [{"role": "user", "content": f"I'm Bob, {BOB_EMAIL}, printer jams."},
         {"role": "assistant", "content": "Let's fix that."}]
 
 
@@ -141,7 +176,7 @@ async def erase_setup(folder: Path) -> EraseWorld:
             await session.add_items(items)
             await world.memory.end_session(user, session)
         await world.memory.drain()
-        email = ERASE_MARKERS[0] if user == "zoe" else "bob.keeps.data@example.org"
+        email = ERASE_MARKERS[0] if user == "zoe" else BOB_EMAIL
         await world.hub.apply(user, StatePatch(values={"user.email": email}), agent="support")
     return world
 
@@ -169,7 +204,7 @@ async def erase_problem(world: EraseWorld, report: Any) -> str | None:
     except UnknownUserError:
         pass
     try:
-        bob_ok = ((await world.memory.get("bob")).profile.email == "bob.keeps.data@example.org"
+        bob_ok = ((await world.memory.get("bob")).profile.email == BOB_EMAIL
                   and (await world.hub.read("bob")).version > 0
                   and len(await world.open_session("bob-1").get_items()) == 2)
     except UnknownUserError:
@@ -177,3 +212,20 @@ async def erase_problem(world: EraseWorld, report: Any) -> str | None:
     if not bob_ok:
         return "another customer's data (bob's) was deleted too"
     return None
+
+
+async def bob_erased_problem(world: EraseWorld, report: Any) -> str | None:
+    """What ``erase("bob")``, the second known customer, left behind (None: nothing)."""
+    from ..longterm import DeletionReport
+    from ..records import UnknownUserError
+
+    if not isinstance(report, DeletionReport):
+        return (f"erase('bob', ...) must return the DeletionReport of what it deleted, got "
+                f"{type(report).__name__}")
+    if BOB_EMAIL.encode() in world.bytes():
+        return "after erase('bob', ...) bob's email is still readable in the stores"
+    try:
+        await world.memory.get("bob")
+    except UnknownUserError:
+        return None
+    return "after erase('bob', ...) long-term memory still answers for bob"

@@ -24,6 +24,7 @@ from agents import SQLiteSession
 from ..core.items import is_output, is_user_message, item_text
 from ..core.tokens import get_token_counter
 from ..course.runs import ModelCallRecord, TurnRecord
+from .exercise_parts import SetupRejected, check_manager
 from .exercises import EXERCISE_BUDGET, CheckResult, _pending
 
 
@@ -89,6 +90,11 @@ async def check_budget_setup(manager: Any) -> CheckResult:
         return _pending("`my_manager`")
     if not isinstance(manager, ContextManager):
         return CheckResult(False, f"expected a ContextManager, got {type(manager).__name__}")
+    try:  # a state or recall source that hands the model the answers (as in lesson 05)
+        check_manager(manager, None, which_session="the chat the check runs (it opens that "
+                                                   "session itself)")
+    except SetupRejected as exc:
+        return CheckResult(False, str(exc))
     budget = manager.max_tokens
     if budget > EXERCISE_BUDGET:
         return CheckResult(False, f"max_tokens={budget:,}: the budget is "

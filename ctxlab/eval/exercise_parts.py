@@ -47,8 +47,8 @@ _WORDS: dict[str, dict[str, str]] = {
                         "this conversation, not be given them",
         "index_filled": "the recall index starts filled in: it should index only this "
                         "conversation",
-        "reads_other": "{what} reads another session: it should read the one make_session() "
-                       "returned",
+        "reads_other": "{what} reads another session: it should read {session}",
+        "own_session": "the one make_session() returned",
         "on_assemble": "on_assemble can change what the model is sent: leave it unset in "
                        "this exercise",
     },
@@ -65,7 +65,8 @@ _WORDS: dict[str, dict[str, str]] = {
         "state_source": "状态来源（state=）", "recall_source": "召回来源（retriever=）",
         "state_filled": "状态记忆一开始就已经有内容了：它应该从这段对话里自己提取，而不是事先填好",
         "index_filled": "召回索引一开始就已经有内容了：它应该只索引这段对话",
-        "reads_other": "{what}读的是另一个会话：它应该读 make_session() 返回的这个",
+        "reads_other": "{what}读的是另一个会话：它应该读{session}",
+        "own_session": " make_session() 返回的这个",
         "on_assemble": "on_assemble 回调能改动发给模型的内容，这个练习里请不要设置",
     },
 }
@@ -115,9 +116,12 @@ def check_session(session: Any, lang: str = "en") -> None:
         _require(summarizer, (ExtractiveSummarizer, LLMSummarizer), "summarizer", lang)
 
 
-def check_manager(manager: Any, session: Any, lang: str = "en") -> None:
+def check_manager(manager: Any, session: Any, lang: str = "en", *,
+                  which_session: str | None = None) -> None:
     """A ContextManager of ctxlab's whose state and recall are ctxlab's, start empty and
-    read this conversation's session, with no callback that could change what is sent."""
+    read this conversation's session (``session``; None: a session the check opens later,
+    so a source bound to any session reads another one; ``which_session`` says which in
+    the message), with no callback that could change what is sent."""
     words = _WORDS[lang]
     _require(manager, (ContextManager,), "manager", lang)
     if manager.state is not None:
@@ -134,6 +138,7 @@ def check_manager(manager: Any, session: Any, lang: str = "en") -> None:
     for part, source in (("state_source", manager.state), ("recall_source", manager.retriever)):
         bound = getattr(source, "session", None)
         if bound is not None and bound is not session:
-            raise SetupRejected(words["reads_other"].format(what=words[part]))
+            raise SetupRejected(words["reads_other"].format(
+                what=words[part], session=which_session or words["own_session"]))
     if manager.on_assemble is not None:
         raise SetupRejected(words["on_assemble"])

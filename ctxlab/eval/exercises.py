@@ -668,7 +668,7 @@ async def check_erase(erase: Any) -> CheckResult:
     from pathlib import Path
 
     from ..records import UnknownUserError
-    from .beyond_checks import call_candidate, erase_problem, erase_setup
+    from .beyond_checks import bob_erased_problem, call_candidate, erase_problem, erase_setup
 
     if erase is None:
         return _pending("`erase`")
@@ -697,6 +697,15 @@ async def check_erase(erase: Any) -> CheckResult:
                                       "get UnknownUserError, so a typo is never reported done")
         if world.bytes() != before:
             return CheckResult(False, "erase('nobody', ...) changed the stores")
+        try:  # a second known customer: an erase that only knows zoe is caught here
+            problem = await bob_erased_problem(world, await call_candidate(erase, "bob",
+                                                                           **kwargs))
+        except Exception as exc:
+            problem = (f"erase('bob', ...) raised {type(exc).__name__}: {exc} (bob is a known "
+                       "customer too)")
+        if problem is not None:
+            return CheckResult(False, problem)
         await world.memory.aclose()
     return CheckResult(True, "zoe is gone from long-term memory, the hub and every byte of the "
-                             "session file; bob is untouched; an unknown id is refused")
+                             "session file while bob stayed; an unknown id is refused; bob "
+                             "can be forgotten the same way")

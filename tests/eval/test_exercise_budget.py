@@ -6,10 +6,13 @@ that do not keep their budget as sent and duck-typed fakes: each rejection is a 
 from __future__ import annotations
 
 import pytest
-from agents import RunConfig
+from agents import RunConfig, SQLiteSession
 
 from ctxlab import ContextManager, ToolOutputCompactor
-from ctxlab.course.runs import ModelCallRecord, TurnRecord
+from ctxlab.course.agent import make_support_agent
+from ctxlab.course.corpora import support_chat_script
+from ctxlab.course.offline import OfflineSupportModel
+from ctxlab.course.runs import ModelCallRecord, TurnRecord, run_conversation
 from ctxlab.eval.exercise_budget import over_budget
 from ctxlab.eval.exercises import check_budget_setup
 
@@ -29,6 +32,12 @@ class DuckManager:
 
     def run_config(self, **kwargs):
         return RunConfig(**kwargs)
+
+
+#: What a learner could copy from the lesson's printed replies into a fake "state": the
+#: five probed values.
+HARD_CODED_FACTS = "Known facts: " + ", ".join(
+    f"{probe.fact} {probe.expected}" for probe in support_chat_script()[1])
 
 
 def verdict(manager):
@@ -60,12 +69,31 @@ def test_the_answer_passes_and_every_call_keeps_the_budget(manager):
     (PassThrough(1800, role_aware=True), "did not keep its budget"),
     (DuckManager(), "expected a ContextManager, got DuckManager"),
     ("1800", "expected a ContextManager, got str"),
+    # the answers handed over as "state": lesson 05's check refuses the same trick
+    (ContextManager(1800, role_aware=True, state=lambda: HARD_CODED_FACTS),
+     "the state source (state=) should be ctxlab's StateMemory"),
+    (ContextManager(1800, state=lambda: HARD_CODED_FACTS),
+     "the state source (state=) should be ctxlab's StateMemory"),
+    (ContextManager(1800, role_aware=True, retriever=lambda text: [HARD_CODED_FACTS]),
+     "the recall source (retriever=) should be ctxlab's Recall"),
+    (ContextManager(1800, role_aware=True, on_assemble=lambda call: None), "on_assemble"),
 ], ids=["observer", "budget-2500", "budget-2500+compaction", "plain-1800",
         "compaction-1800", "max_tokens=1", "no-tool-schemas", "pass-through", "duck-typed",
-        "a-string"])
+        "a-string", "hard-coded state", "hard-coded state, no role_aware",
+        "hard-coded recall", "on_assemble"])
 def test_wrong_answers_are_rejected_and_told_why(manager, expected):
     result = verdict(manager)
     assert result.passed is False and expected in result.message, result.message
+
+
+def test_the_hard_coded_state_is_a_real_cheat():
+    """Without the part check it would pass: every probe answered, within the budget."""
+    messages, probes = support_chat_script()
+    manager = ContextManager(1800, role_aware=True, state=lambda: HARD_CODED_FACTS)
+    records = arun(run_conversation(make_support_agent(OfflineSupportModel()), messages,
+                                    SQLiteSession("cheat-04"),
+                                    run_config=manager.run_config(tracing_disabled=True)))
+    assert all(p.expected in records[p.turn - 1].reply for p in probes)
 
 
 def test_no_answer_yet():

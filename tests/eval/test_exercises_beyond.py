@@ -7,6 +7,8 @@ import pytest
 from agents import set_tracing_disabled
 from agents.extensions.handoff_filters import remove_all_tools
 
+from ctxlab.core.items import item_text
+from ctxlab.core.turns import segment_turns
 from ctxlab.eval.exercises import check_erase, check_issue_filter
 from ctxlab.eval.multi_issue import multi_issue_case
 from ctxlab.handoffs import (
@@ -54,6 +56,40 @@ def without_outputs(data):
     return data.clone(input_history=tuple(kept + step), pre_handoff_items=(), input_items=())
 
 
+def _right_items(data):
+    return list(only_this_issue(data).input_history)
+
+
+async def with_the_summary(data):
+    """The right turns, plus IssueHandover's summary of the issue before the current turn
+    (the exercise says no summary)."""
+    summary = [i for i in (await IssueHandover()(data)).input_history
+               if i.get("role") == "assistant" and "handover" in item_text(i).lower()]
+    assert summary, "IssueHandover wrote no summary message"
+    items = _right_items(data)
+    current = max(n for n, i in enumerate(items) if i.get("role") == "user")
+    return data.clone(input_history=tuple(items[:current] + summary + items[current:]),
+                      pre_handoff_items=(), input_items=())
+
+
+def no_agent_replies(data):
+    """The right customer turns, every agent reply dropped (a valid sequence still)."""
+    items = [i for i in _right_items(data) if i.get("role") != "assistant"]
+    return data.clone(input_history=tuple(items), pre_handoff_items=(), input_items=())
+
+
+def plus_other_replies(data):
+    """The right turns plus the other issue's agent replies, in the chat's order."""
+    before, step = handoff_items(data)
+    split = split_issues(before)
+    mine = {0, split.current.number}
+    keep = []
+    for turn, issue in zip(segment_turns(before).turns, split.turn_issue, strict=True):
+        items = [before[i] for i in turn.indices]
+        keep += items if issue in mine else [i for i in items if i.get("role") == "assistant"]
+    return data.clone(input_history=tuple(keep + step), pre_handoff_items=(), input_items=())
+
+
 def raises(data):
     raise RuntimeError("boom")
 
@@ -70,8 +106,12 @@ def raises(data):
     (without_outputs, "not a valid item sequence"),
     (raises, "RuntimeError: boom"),
     (lambda data: data, "reaches the repair desk"),  # degenerate: hands everything on
+    (with_the_summary, "never said in this chat reaches the repair desk"),
+    (no_agent_replies, "agent reply"),
+    (plus_other_replies, "issue's agent reply"),
 ], ids=["pending", "not callable", "full", "trim", "handover", "per-issue summary",
-        "sdk remove_all_tools", "fixed view", "broken pairs", "raises", "identity"])
+        "sdk remove_all_tools", "fixed view", "broken pairs", "raises", "identity",
+        "right turns + summary", "agent replies dropped", "+ other issue's replies"])
 def test_the_issue_filter_check_rejects_wrong_answers(candidate, reason):
     result = arun(check_issue_filter(candidate))
     if reason is None:
@@ -117,6 +157,13 @@ async def plain_clear(user_id, *, memory, hub, open_session):
     return report
 
 
+async def only_zoe(user_id, *, memory, hub, open_session):
+    """Right for the customer the check names first, UnknownUserError for anyone else."""
+    if user_id != "zoe":
+        raise UnknownUserError(user_id)
+    return await forget_user(user_id, memory=memory, hub=hub, open_session=open_session)
+
+
 async def nothing(user_id, *, memory, hub, open_session):  # degenerate: claims, erases none
     return DeletionReport(user_id)
 
@@ -137,8 +184,9 @@ async def as_dict(user_id, *, memory, hub, open_session):
     (as_dict, "DeletionReport"),
     (nothing, "still readable"),
     (lambda user_id, **kw: 1 / 0, "ZeroDivisionError"),
+    (only_zoe, "erase('bob', ...) raised UnknownUserError"),
 ], ids=["pending", "not callable", "lesson answer", "memory only", "everyone", "swallows",
-        "clear without vacuum", "dict", "empty report", "raises"])
+        "clear without vacuum", "dict", "empty report", "raises", "knows only zoe"])
 def test_the_erase_check_rejects_wrong_answers(candidate, reason):
     result = arun(check_erase(candidate))
     if reason is None:
