@@ -565,7 +565,17 @@ _LAZY.update({
     "RealisticReader": ("ctxlab.course.offline.reader", "RealisticReader"),
     "drift_report": ("ctxlab.eval.drift", "drift_report"),
     "find_chances": ("ctxlab.course.runs", "find_chances"),
+    "spent_tokens": ("ctxlab.course.runs", "spent_tokens"),
+    "answered_by": ("ctxlab.course.runs", "answered_by"),
     "plot_reader_chance": ("ctxlab.viz.plots.reader", "plot_reader_chance"),
 })
-__all__ += ["DriftingSummarizer", "MeteredSummarizer", "RealisticReader", "drift_report",
-            "find_chances", "plot_reader_chance"]
+__all__ += [
+    "DriftingSummarizer",
+    "MeteredSummarizer",
+    "RealisticReader",
+    "answered_by",
+    "drift_report",
+    "find_chances",
+    "plot_reader_chance",
+    "spent_tokens",
+]

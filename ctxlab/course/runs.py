@@ -82,6 +82,12 @@ class TurnRecord:
         return self.agent_input_tokens + self.summary_input_tokens
 
     @property
+    def spent_tokens(self) -> int:
+        """Every token the turn costs in model calls: the agent's input and the tokens the
+        summarizer read and wrote (:func:`spent_tokens`)."""
+        return self.input_tokens + self.summary_output_tokens
+
+    @property
     def output_tokens(self) -> int:
         """Output tokens billed for the turn: the agent's replies and tool calls, and the
         summaries written."""
@@ -96,6 +102,15 @@ class TurnRecord:
     def first_call_parts(self) -> dict[str, int]:
         """Parts of the turn's first model call (what memory decided to send)."""
         return dict(self.calls[0].parts) if self.calls else dict.fromkeys(WINDOW_PARTS, 0)
+
+
+def spent_tokens(records: Iterable[TurnRecord]) -> int:
+    """The course's one pricing of a run in tokens: the input of every agent call (tool
+    loop included) plus what every summarizer call read and wrote. A fold is a model call
+    like any other, so a summarizing memory pays for both sides of it (the agent's own
+    replies are the same whatever the memory, so they are left out). The evaluation's
+    ``spent_tokens`` counts the same."""
+    return sum(record.spent_tokens for record in records)
 
 
 def format_tokens(value: int, estimated: bool = False) -> str:
@@ -321,17 +336,30 @@ def probe_outcome(records: Sequence[TurnRecord], probe: Any) -> str:
     return "forgot" if obtained(records, probe) else "never obtained"
 
 
+def answered_by(agent: Agent[Any]) -> str:
+    """Who answers an agent's questions, as tables name it: the offline model and how it
+    reads its window (the default perfect reader or a realistic one), or the real model."""
+    label = getattr(agent.model, "reader_label", None)
+    if label is not None:
+        return f"the offline model, {label}"
+    name = getattr(agent.model, "model", None) or agent.model
+    return f"the real model {name}"
+
+
 def probe_table(records_by_label: Mapping[str, Sequence[TurnRecord]], probes: Sequence[Any],
-                *, reader: str | None = None) -> str:
+                *, reader: str | None = None, answered: str | None = None) -> str:
     """A text table: one row per probe, one column per run (✓ recalled, ✗ forgot, ○ never
-    obtained: see :func:`probe_outcome`). ``reader`` names how the model read its window
-    (printed above the table, e.g. ``agent.model.reader_label``)."""
+    obtained: see :func:`probe_outcome`). ``answered`` says who answered (printed above the
+    table: :func:`answered_by`); ``reader`` is the older form, the offline model's reader
+    label alone (``agent.model.reader_label``)."""
     labels = list(records_by_label)
     width = max(16, *(display_width(label) for label in labels))
     header = f"{'turn':>4}  {'fact':<10}  " + "  ".join(pad(label, width, "^")
                                                          for label in labels)
     lines = [header, "-" * display_width(header)]
-    if reader:
+    if answered:
+        lines.insert(0, f"answers by {answered}")
+    elif reader:
         lines.insert(0, f"answers by the offline model, {reader}")
     for probe in probes:
         marks = [PROBE_MARKS[probe_outcome(records_by_label[label], probe)] for label in labels]
@@ -415,10 +443,10 @@ async def answer_table(
 ) -> str:
     """A text table: one row per question ``(label, question, expected value)``, one column
     per memory ``label -> (make_session, make_manager or None)``; a cell is ✓ when the reply
-    holds the expected value (:func:`ask_after`), ✗ otherwise. The last row sums the input
-    tokens of all the questions. ``headings`` name the first column and the last row (a
-    Chinese lesson passes its own); columns are aligned by display width, so Chinese
-    labels line up too."""
+    holds the expected value (:func:`ask_after`), ✗ otherwise. The last row sums the
+    tokens all the questions spent (:func:`spent_tokens`: summarizer calls included).
+    ``headings`` name the first column and the last row (a Chinese lesson passes its own);
+    columns are aligned by display width, so Chinese labels line up too."""
     fact_head, tokens_head = headings
     labels = list(memories)
     width = max(14, *(display_width(label) for label in labels))
@@ -430,7 +458,7 @@ async def answer_table(
         for _, question, expected in questions:
             record = await ask_after(agent, history, question, make_session, make_manager)
             marks[label].append("✓" if expected in record.reply else "✗")
-            tokens[label] += record.input_tokens
+            tokens[label] += record.spent_tokens
     lines = [f"{pad(fact_head, head)}  " + "  ".join(pad(label, width, "^") for label in labels)]
     lines.append("-" * display_width(lines[0]))
     for row, (name, _, _) in enumerate(questions):

@@ -21,7 +21,7 @@ from ..course.agent import make_support_agent
 from ..course.corpora import support_chat_script
 from ..course.costs import cost_usd
 from ..course.offline import OfflineSupportModel
-from ..course.runs import TurnRecord, run_conversation
+from ..course.runs import TurnRecord, run_conversation, spent_tokens
 from ..sessions import SummarizingSession, TrimmingSession
 from .zh_exercise import ZH_EXERCISE_RATIO
 
@@ -201,7 +201,7 @@ class FoldRun:
 
 
 def _spent(records: list[TurnRecord]) -> int:
-    return sum(r.input_tokens + r.summary_output_tokens for r in records)
+    return spent_tokens(records)
 
 
 async def _summarizing_run(keep: int, limit: int) -> FoldRun:
@@ -365,8 +365,7 @@ async def check_memory_setup(make_session: Any, make_manager: Any) -> CheckResul
     records = await run_conversation(agent, messages, session, run_config=config)
     full = await run_conversation(agent, messages, SQLiteSession("exercise-05-full"),
                                   run_config=_QUIET)
-    used = sum(r.input_tokens for r in records)
-    full_tokens = sum(r.input_tokens for r in full)
+    used, full_tokens = spent_tokens(records), spent_tokens(full)
     missed = [p.fact for p in probes if p.expected not in records[p.turn - 1].reply]
     if missed:
         return CheckResult(False, f"the agent could not recall: {', '.join(missed)}")

@@ -24,12 +24,13 @@ def prose(lesson: Lesson, cell: str) -> str:
 @pytest.fixture(scope="module")
 def results(lesson) -> dict[str, tuple[int, int]]:
     """label -> (share of the full history's tokens in %, probes recalled of 5)."""
-    probes = lesson.output(lesson.find("print(probe_table(runs, probes))", kind="code"))
-    columns = re.split(r"\s{2,}", probes.splitlines()[0].strip())[2:]  # after turn, fact
+    probes = lesson.output(lesson.find("print(probe_table(runs, probes", kind="code"))
+    header = next(line for line in probes.splitlines() if line.startswith("turn"))
+    columns = re.split(r"\s{2,}", header.strip())[2:]  # after turn, fact
     totals = re.findall(r"(\d)/5", probes.split("total")[1])
     recalled = {label: int(total) for label, total in zip(columns, totals, strict=True)}
-    tokens = lesson.output(lesson.find("baseline = sum(", kind="code"))
-    shares = {label: int(re.search(rf"^{re.escape(label)}\s+[\d,]+ input tokens\s+\((\d+)%",
+    tokens = lesson.output(lesson.find("baseline = spent_tokens(", kind="code"))
+    shares = {label: int(re.search(rf"^{re.escape(label)}\s+[\d,]+ tokens spent\s+\((\d+)%",
                                    tokens, re.M).group(1)) for label in LABELS}
     return {label: (shares[label], recalled[label]) for label in LABELS}
 
@@ -60,7 +61,7 @@ def test_why_recall_missed_the_serial(lesson, results):
     assert recalled == ["8"] and "keyword search ranks turn 8" in text
     assert "serial number first" in shown.split("turn 8:")[1]  # turn 8 *asks* for it
     assert "where the agent *asks* for the serial number" in text
-    probes = lesson.output(lesson.find("print(probe_table(runs, probes))", kind="code"))
+    probes = lesson.output(lesson.find("print(probe_table(runs, probes", kind="code"))
     serial_row = next(line for line in probes.splitlines() if " serial " in line)
     assert serial_row.split()[0] == str(asked) and serial_row.rstrip().endswith("✗ forgot")
     rma_row = next(line for line in probes.splitlines() if " rma " in line)
@@ -87,3 +88,16 @@ def test_the_recalled_turn_for_the_firmware_question(lesson):
     assert f"at turn {turn}, a question about the firmware" in intro
     assert "Your firmware version is v1.0.3" in run.split("trimming+recall:")[1]
     assert "I don't see your firmware version" in run.split("trimming only  :")[1]
+
+
+def test_summarizing_is_priced_as_in_lesson_03(lesson, results):
+    """One pricing everywhere (issue 31): lesson 05 once counted the summarizer's input only
+    (58%) where lesson 03 counted its output too (63%) for the same run. Both cells now
+    call ctxlab.spent_tokens, and they print the same share."""
+    l03 = Lesson.load("03_summarizing")
+    cell = l03.find("summarize 2/3 folds in turns", kind="code")
+    line = next(ln for ln in l03.output(cell).splitlines() if ln.startswith("summarize 2/3"))
+    assert results["summarize 2/3"][0] == int(re.search(r"\((\d+)% of full history", line)[1])
+    assert "spent_tokens(records)" in "".join(l03.cells[l03._index(cell)]["source"])
+    text = prose(lesson, lesson.find("Build a memory setup that answers all five probes"))
+    assert "summarizer calls' input and output included" in text

@@ -151,3 +151,20 @@ def test_numbers_in_prose_all_come_from_outputs(lesson):
                     "b09b739f", "046bbfda", "c05b0e03"):
         for value in numbers(lesson.markdown(cell_id)):
             assert value in seen or value in allowed, (cell_id, value)
+
+
+def test_the_trimmed_request_holds_the_turns_the_prose_names(lesson):
+    """Issue 31: cell 19 said the last three turns were 以旧换新 and 免费维修 plus the new
+    question; the request holds 说明书, 以旧换新 and 免费维修, then the question. The turns
+    the prose names are read from the list cell 6 prints, in order."""
+    shown = lesson.output("4e1edeb4")
+    sent = [line.strip()[1:].strip() for line in shown.split("截断后请求里的用户消息：")[1]
+            .splitlines() if line.strip().startswith("·")]
+    assert len(sent) == 4 and sent[-1] == "对了，我冰箱的型号是多少来着？"
+    prose = lesson.markdown("046bbfda")
+    named = re.search(r"请求里只有最后三轮（问(.+?)、问(.+?)、问(.+?)，", prose)
+    assert named, prose[:200]
+    cues = {"说明书": "说明书", "以旧换新": "换新", "能不能免费维修": "免费维修"}
+    for said, turn in zip(named.groups(), sent[:3], strict=True):
+        assert said in cues and cues[said] in turn, (said, turn)
+    assert "再加上新问的这一句" in prose

@@ -14,3 +14,22 @@ def test_tau_bench_is_described_as_simulated_customers():
            "GPT-4o agent and a simulated customer)" in readme
     assert "real transcripts" not in readme
     assert "a GPT-4o agent talking to a simulated customer, itself a model" in readme
+
+
+def test_the_chinese_readme_and_lesson_06_do_not_call_tau_bench_real():
+    """Issue 31: lesson 06 said "real transcripts (tau-bench)" and README.zh-CN "tau-bench
+    真实对话"; the customers are simulated, as lesson 02 and the English README say."""
+    import json
+    import re
+
+    zh = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
+    for line in zh.splitlines():
+        if "tau-bench" in line:
+            assert not re.search(r"tau-bench\s*真实", line), line
+    row = next(line for line in zh.splitlines() if line.startswith("| `06_evaluation`"))
+    assert "tau-bench 航空客服对话（客户由模型模拟）" in row
+    lesson = json.loads((ROOT / "notebooks" / "06_evaluation.ipynb").read_text())
+    prose = " ".join(" ".join("".join(c["source"]) for c in lesson["cells"]
+                              if c["cell_type"] == "markdown").split())
+    assert "real transcripts" not in prose
+    assert "tau-bench airline conversations (a GPT-4o agent and a simulated customer)" in prose
