@@ -64,7 +64,22 @@ def issue_filter_problem(case: MultiIssueCase, view: Sequence[Mapping[str, Any]]
     users = [item_text(i) for i in view if is_user_message(i)]
     if not users or users[-1] != case.resume:
         return "the customer's current message (the resume request) must be the last user turn"
-    text = view_text(view)
+    problem = _facts_problem(case, view_text(view))
+    if problem is not None:
+        return problem
+    a, b = case.resumed, case.other
+    split = split_issues([*case.items, {"role": "user", "content": case.resume}])
+    wanted = [n + 1 for n, i in enumerate(split.turn_issue)
+              if i in (CUSTOMER, split.find(a.device).number)]
+    other = [n + 1 for n, i in enumerate(split.turn_issue) if i == split.find(b.device).number]
+    return _turns_problem(case, [_said(i) for i in view[:-2]],
+                          [_said(i) for i in split.turn_items(wanted)],
+                          [_said(i) for i in split.turn_items(other)])
+
+
+def _facts_problem(case: MultiIssueCase, text: str) -> str | None:
+    """A fact of the resumed issue or the customer's email lost, or a fact of the other
+    issue present, in the view's ``text``."""
     a, b = case.resumed, case.other
     for kind, value in a.facts.items():
         if value not in text:
@@ -74,13 +89,7 @@ def issue_filter_problem(case: MultiIssueCase, view: Sequence[Mapping[str, Any]]
     for kind, value in b.facts.items():
         if value not in a.facts.values() and value in text:
             return f"the {b.device}'s {kind} {value} reaches the repair desk"
-    split = split_issues([*case.items, {"role": "user", "content": case.resume}])
-    wanted = [n + 1 for n, i in enumerate(split.turn_issue)
-              if i in (CUSTOMER, split.find(a.device).number)]
-    other = [n + 1 for n, i in enumerate(split.turn_issue) if i == split.find(b.device).number]
-    return _turns_problem(case, [_said(i) for i in view[:-2]],
-                          [_said(i) for i in split.turn_items(wanted)],
-                          [_said(i) for i in split.turn_items(other)])
+    return None
 
 
 #: How the lesson 09 check names an item of the view.
