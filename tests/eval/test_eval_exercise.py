@@ -149,3 +149,20 @@ def test_wrong_answers_fail_and_say_why(answer, reasons):
 def test_no_answer_is_pending_and_the_targets_are_sensible():
     assert arun(check_memory_choice(None)).passed is None
     assert 0.5 < TARGET_CURRENT <= 1 and 0.5 < TARGET_ANSWERS <= 1 and 0 < MAX_TOKEN_RATIO < 1
+
+
+def test_the_check_reads_with_the_perfect_reader_so_no_seed_decides_it(monkeypatch):
+    """Issue 31: the realistic reader's answers swing by a dozen from seed to seed (lesson
+    06's spread), so the exercise must not be judged by one draw: the check evaluates with
+    the offline model's default, perfect reading (no agent, hence no reader seed)."""
+    seen = []
+    real = exercise_module.evaluate
+
+    async def spy(cases, strategies, **kwargs):
+        seen.append(kwargs)
+        return await real(cases, strategies, **kwargs)
+
+    monkeypatch.setattr(exercise_module, "evaluate", spy)
+    arun(exercise_module.verdicts(["trim:1+state+recall"]))
+    assert len(seen) == 2  # use and tokens first, then the answers: it meets the targets
+    assert all(kwargs.get("agent") is None for kwargs in seen)
