@@ -114,14 +114,15 @@ def _turns_problem(case: MultiIssueCase, got: list[tuple[str, str]],
             if (kind, text) in other:
                 return (f"the {case.other.device} issue's {what} reaches the repair desk: keep "
                         f"only the customer's own turns and the {case.resumed.device} issue's")
-            return (f"a {what} that was never said in this chat reaches the repair desk: keep "
-                    "the customer's own turns and the issue's turns as they were said (no "
-                    "summary)")
+            article = "an" if what[0] in "aeiou" else "a"
+            return (f"{article} {what} that was never said in this chat reaches the repair "
+                    "desk: keep the customer's own turns and the issue's turns as they were "
+                    "said (no summary)")
     for kind, text in wanted:
         if (kind, text) not in got:
-            return (f"the {case.resumed.device} issue's {_KINDS.get(kind, kind)} "
-                    f"{text[:60]!r} is missing: keep its turns whole, as they were said, the "
-                    "agents' replies and tool results too")
+            return (f"the {_KINDS.get(kind, kind)} {text[:60]!r} is missing: keep the "
+                    f"customer's own turns and the {case.resumed.device} issue's whole, as "
+                    "they were said, the agents' replies and tool results too")
     return ("keep the customer's own turns and the issue's turns as they were said, in "
             "order (no summary, nothing else)")
 
