@@ -569,3 +569,20 @@ _LAZY.update({
 })
 __all__ += ["DriftingSummarizer", "MeteredSummarizer", "RealisticReader", "drift_report",
             "find_chances", "plot_reader_chance"]
+
+# Issue 32 §2: session and durable notes, fail-closed consolidation, memory tools,
+# debounced reflection, forgetting by decay (library names, imported eagerly).
+from .longterm import (  # noqa: E402
+    ConsolidationRejected,
+    DecayPolicy,
+    LLMConsolidator,
+    MemoryNote,
+    MemoryNotes,
+    Reflector,
+    RuleConsolidator,
+    memory_tools,
+    note_scope,
+)
+
+__all__ += ["ConsolidationRejected", "DecayPolicy", "LLMConsolidator", "MemoryNote",
+            "MemoryNotes", "Reflector", "RuleConsolidator", "memory_tools", "note_scope"]
