@@ -85,7 +85,7 @@ class Scenario:
 
 
 def steady_scenario(months: int = 12, *, new_per_week: int = 3, reused: int = 6,
-                    first_use: int = 20, every: int = 45, start: int = 0) -> Scenario:
+                    first_use: int = 20, every: int = 90, start: int = 0) -> Scenario:
     """A customer over ``months`` months: ``new_per_week`` one-off notes a week (never used
     again) and ``reused`` notes written in the first weeks, first used ``first_use`` days
     after they were written and then every ``every`` days."""
