@@ -586,3 +586,6 @@ from .longterm import (  # noqa: E402
 
 __all__ += ["ConsolidationRejected", "DecayPolicy", "LLMConsolidator", "MemoryNote",
             "MemoryNotes", "Reflector", "RuleConsolidator", "memory_tools", "note_scope"]
+
+_LAZY.update({"plot_forgetting": ("ctxlab.viz.plots.forgetting", "plot_forgetting")})
+__all__ += ["plot_forgetting"]

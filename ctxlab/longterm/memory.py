@@ -124,6 +124,8 @@ class LongTermMemory:
         self.errors: list[tuple[str, str, BaseException]] = []
         #: Writes of the user memory record made (each one a compare-and-swap put).
         self.writes = 0
+        #: Writes that lost a compare-and-swap race and were redone (consolidation included).
+        self.lost_races = 0
 
     def __repr__(self) -> str:
         return f"LongTermMemory({self.records.describe()})"
@@ -219,6 +221,7 @@ class LongTermMemory:
             except RecordConflictError as exc:
                 if exc.deleted and expected_epoch is not None:
                     return None
+                self.lost_races += 1
         raise RecordConflictError(
             f"gave up writing {len(sessions)} session(s) of user {user_id!r} after 50 lost "
             "races", namespace=user_id, key=MEMORY_KEY, expected=0, actual=0)
