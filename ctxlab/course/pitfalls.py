@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.items import clone, is_user_message
+from ..core.items import clone, is_user_message, item_text
 from .drifting import DriftingSummarizer
 from .rereading import RereadingSummarizer
 
@@ -182,3 +182,19 @@ class SharedSessionService:
 
         result = await Runner.run(self.agent, message, session=self.session)
         return str(result.final_output)
+
+
+def recall_in_session_input(memory: Any, user_id: str, session_id: str | None = None) -> Any:
+    """Wrong on purpose (lesson 11): long-term memory put in front of the model input by a
+    ``RunConfig(session_input_callback=...)``. The Runner stores every item the callback adds
+    that is neither history nor new input, so each run whose recollection differs leaves
+    one more copy in the session, and every later run reads the old ones as history. (It
+    also has no run context: the user must be fixed when the callback is made.) Use
+    ``LongTermMemory.input_filter()`` instead: it changes what the model is sent only."""
+
+    async def merge(history: list[Any], new_input: list[Any]) -> list[Any]:
+        query = item_text(new_input[-1]) if new_input else ""
+        message = (await memory.recall(user_id, query, session_id=session_id)).message()
+        return [*([message] if message else []), *history, *new_input]
+
+    return merge
