@@ -25,6 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.items import clone, is_user_message, item_text
+from ..longterm import consolidation as _consolidation
+from ..longterm.consolidation import check_proposal
+from ..longterm.notebook import NoteBook
+from ..longterm.notes import MemoryNotes
 from .drifting import DriftingSummarizer
 from .rereading import RereadingSummarizer
 
@@ -198,3 +202,32 @@ def recall_in_session_input(memory: Any, user_id: str, session_id: str | None = 
         return [*([message] if message else []), *history, *new_input]
 
     return merge
+
+
+class PartialConsolidation(MemoryNotes):
+    """Wrong on purpose (lesson 11): consolidation that checks a proposal note by note and
+    writes each accepted note at once. A proposal that goes wrong half-way (a made-up note,
+    a "this time only" note promoted) leaves the notes accepted before it stored: the
+    standing notes are half-replaced and the session's notes still pending. The library's
+    :meth:`MemoryNotes.end_session` checks the whole proposal, then writes once."""
+
+    async def end_session(self, user_id: str, session_id: str, *, at: str | None = None
+                          ) -> Any:
+        book = await self.book(user_id)
+        session = book.session_notes(session_id)
+        raw = await self.consolidator.propose(list(book.durable), session)
+        proposal = _consolidation._parse(raw)
+        known = {n.id: n for n in (*book.durable, *session)}
+        accepted = []
+        for entry in proposal.durable:  # each note checked alone, then written at once
+            accepted += _consolidation._check_sources(
+                _consolidation.Proposal(durable=[entry]), known)
+
+            def write(current: NoteBook, kept=tuple(accepted)) -> NoteBook:
+                new = current.model_copy(deep=True)
+                new.durable = list(kept)
+                return new
+
+            await self._update(user_id, write, what="partial")
+        check_proposal(raw, book.durable, session)  # the whole-set rules, too late
+        return await super().end_session(user_id, session_id, at=at)

@@ -1,9 +1,10 @@
 """Deliberately broken long-term memory parts: each one breaks one promise, and the tests
 show that the suite that guards the promise fails on it.
 
-* :class:`PartialConsolidation`: checks a proposal note by note and writes each accepted
-  note as it goes, so a proposal that goes wrong half-way leaves half of it stored
-  (the promise: consolidation fails closed, both sets untouched);
+* :class:`PartialConsolidation` (in :mod:`ctxlab.course.pitfalls`, lesson 11 shows it):
+  checks a proposal note by note and writes each accepted note as it goes, so a proposal
+  that goes wrong half-way leaves half of it stored (the promise: consolidation fails
+  closed, both sets untouched);
 * :class:`BlindWriteNotes`: saves with "last writer wins" (it re-reads the version just
   before writing instead of keeping the one it read), so concurrent saves are lost
   (the promise: writes go through compare-and-swap, nothing lost);
@@ -19,33 +20,12 @@ from typing import Any
 
 from agents import FunctionTool, RunContextWrapper, function_tool
 
-from ctxlab.longterm import MemoryNotes, check_proposal, consolidation
+from ctxlab.course.pitfalls import PartialConsolidation
+from ctxlab.longterm import MemoryNotes
 from ctxlab.longterm.notebook import NOTEBOOK_KEY, NoteBook
 from ctxlab.longterm.notes import note_line
 
-
-class PartialConsolidation(MemoryNotes):
-    """Writes each accepted note of a proposal at once, then fails on the first bad one."""
-
-    async def end_session(self, user_id: str, session_id: str, *, at: str | None = None):
-        book = await self.book(user_id)
-        session = book.session_notes(session_id)
-        raw = await self.consolidator.propose(list(book.durable), session)
-        proposal = consolidation._parse(raw)
-        known = {n.id: n for n in (*book.durable, *session)}
-        accepted = []
-        for entry in proposal.durable:  # each note checked alone, then written at once
-            accepted += consolidation._check_sources(
-                consolidation.Proposal(durable=[entry]), known)
-
-            def write(current: NoteBook, kept=tuple(accepted)) -> NoteBook:
-                new = current.model_copy(deep=True)
-                new.durable = list(kept)
-                return new
-
-            await self._update(user_id, write, what="partial")
-        check_proposal(raw, book.durable, session)  # the whole-set rules, too late
-        return await super().end_session(user_id, session_id, at=at)
+__all__ = ["BlindWriteNotes", "PartialConsolidation", "user_id_tools"]
 
 
 class BlindWriteNotes(MemoryNotes):
