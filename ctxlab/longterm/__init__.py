@@ -17,7 +17,9 @@ from .consolidation import (
     ConsolidationRejected,
     LLMConsolidator,
     RuleConsolidator,
+    ScriptedConsolidator,
     check_proposal,
+    proposal_for,
 )
 from .decay import DecayPolicy, prune, simulate, steady_scenario, strength
 from .forget import FORGET_TOOL_DESCRIPTION, DeletionReport, forget_me_tool, forget_user
@@ -50,6 +52,7 @@ __all__ = [
     "Reflector",
     "Remembered",
     "RuleConsolidator",
+    "ScriptedConsolidator",
     "SessionEntry",
     "UserMemory",
     "burst_endings",
@@ -63,6 +66,7 @@ __all__ = [
     "memory_tools",
     "note_scope",
     "notes_of",
+    "proposal_for",
     "prune",
     "render_in_force",
     "render_notes",

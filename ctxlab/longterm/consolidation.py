@@ -64,6 +64,23 @@ class RuleConsolidator:
         return rule_proposal(durable, session)
 
 
+class ScriptedConsolidator:
+    """Answers a fixed proposal (JSON text or a mapping): a model's answer replayed, for
+    tests and lessons. Its answer is checked like any other."""
+
+    def __init__(self, answer: str | Mapping[str, Any]):
+        self.answer = answer
+
+    async def propose(self, durable: Sequence[MemoryNote],
+                      session: Sequence[MemoryNote]) -> str | Mapping[str, Any]:
+        return self.answer
+
+
+def proposal_for(notes: Sequence[MemoryNote]) -> dict[str, list[dict[str, str]]]:
+    """The proposal that keeps exactly ``notes`` as the durable set."""
+    return {"durable": [{"id": n.id, "text": n.text} for n in notes]}
+
+
 def _parse(raw: Any) -> Proposal:
     if isinstance(raw, (str, bytes)):
         try:
@@ -201,5 +218,7 @@ __all__ = [
     "LLMConsolidator",
     "Proposal",
     "RuleConsolidator",
+    "ScriptedConsolidator",
     "check_proposal",
+    "proposal_for",
 ]
