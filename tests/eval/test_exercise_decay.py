@@ -10,7 +10,7 @@ import dataclasses
 import pytest
 
 from ctxlab import DecayPolicy
-from ctxlab.eval.exercise_decay import check_decay_policy
+from ctxlab.eval.exercises import check_decay_policy
 from ctxlab.longterm import strength
 
 #: The policies lesson 11 draws and prints (its plot's legend).
