@@ -105,8 +105,10 @@ class Reflector:
 
     async def _reflect(self, user_id: str, burst: _Burst) -> None:
         await asyncio.sleep(self.delay)
-        self.stats.started += 1
         taken = list(burst.sessions)
+        if not taken:  # another reflection wrote them already
+            return
+        self.stats.started += 1
         try:
             sessions = [(await _items_of(src), sid, at) for src, sid, at in taken]
             before = self.memory.writes

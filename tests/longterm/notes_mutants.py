@@ -8,6 +8,8 @@ show that the suite that guards the promise fails on it.
 * :class:`BlindWriteNotes`: saves with "last writer wins" (it re-reads the version just
   before writing instead of keeping the one it read), so concurrent saves are lost
   (the promise: writes go through compare-and-swap, nothing lost);
+* :class:`EagerReflector`: starts a reflection per ending without cancelling the one
+  waiting (the promise: a burst of endings is written once);
 * :func:`user_id_tools`: memory tools that take the customer's id from the model, so a
   prompt reaches another customer's notes (the promise: the user comes from the run
   context only).
@@ -21,11 +23,11 @@ from typing import Any
 from agents import FunctionTool, RunContextWrapper, function_tool
 
 from ctxlab.course.pitfalls import PartialConsolidation
-from ctxlab.longterm import MemoryNotes
+from ctxlab.longterm import MemoryNotes, Reflector
 from ctxlab.longterm.notebook import NOTEBOOK_KEY, NoteBook
 from ctxlab.longterm.notes import note_line
 
-__all__ = ["BlindWriteNotes", "PartialConsolidation", "user_id_tools"]
+__all__ = ["BlindWriteNotes", "EagerReflector", "PartialConsolidation", "user_id_tools"]
 
 
 class BlindWriteNotes(MemoryNotes):
@@ -52,3 +54,13 @@ def user_id_tools(notes: MemoryNotes) -> list[FunctionTool]:
         return json.dumps({"found": [note_line(n) for n, _ in hits]})
 
     return [search_memory]
+
+
+class EagerReflector(Reflector):
+    """Never cancels: each ending gets a reflection of its own."""
+
+    async def session_ended(self, user_id, source, *, session_id=None, at=None):
+        burst = self._bursts.get(user_id)
+        if burst is not None:
+            burst.task = None  # forgets the waiting reflection instead of cancelling it
+        return await super().session_ended(user_id, source, session_id=session_id, at=at)

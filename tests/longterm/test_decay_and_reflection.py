@@ -14,6 +14,7 @@ from ctxlab.longterm import MemoryNote, prune, simulate, steady_scenario, streng
 from ctxlab.longterm.decay import used
 
 from conftest import arun, assistant, user
+from notes_mutants import EagerReflector
 from record_backends import RECORD_KINDS, make_records, raw_dump
 
 DAY = datetime.timedelta(days=1)
@@ -110,26 +111,40 @@ def test_forget_me_erases_notes_memory_and_pending_reflections(records):
     arun(go())
 
 
-def test_a_burst_of_endings_writes_once_and_cancels_the_redundant_work():
+def check_a_burst_writes_once(kind: type[Reflector]) -> None:
+    """The promise: 8 endings in a burst, one write, every session kept."""
     async def go():
         memory = LongTermMemory()
-        reflector = Reflector(memory, delay=0.05)
+        reflector = kind(memory, delay=0.05)
         for n in range(8):
             await reflector.session_ended("ana", CHAT, session_id=f"s{n}",
                                           at=f"2026-01-0{n + 1}")
         await reflector.drain()
         stored = await memory.get("ana")
         assert [s.session for s in stored.sessions] == [f"s{n}" for n in range(8)]
-        assert memory.writes == 1
+        assert memory.writes == 1, memory.writes
         assert reflector.stats.endings == 8 and reflector.stats.cancelled == 7
         assert reflector.stats.started == 1 and reflector.stats.writes == 1
-        plain = LongTermMemory()  # without debouncing: one write per ending
-        for n in range(8):
-            await plain.end_session("ana", CHAT, session_id=f"s{n}", at="2026-01-01")
-        await plain.drain()
-        assert plain.writes == 8
 
     arun(go())
+
+
+def test_a_burst_of_endings_writes_once_and_cancels_the_redundant_work():
+    check_a_burst_writes_once(Reflector)
+
+    async def plain():  # without debouncing: one write per ending
+        memory = LongTermMemory()
+        for n in range(8):
+            await memory.end_session("ana", CHAT, session_id=f"s{n}", at="2026-01-01")
+        await memory.drain()
+        return memory.writes
+
+    assert arun(plain()) == 8
+
+
+def test_the_check_catches_a_reflector_that_never_cancels():
+    with pytest.raises(AssertionError):
+        check_a_burst_writes_once(EagerReflector)
 
 
 def test_an_ending_during_a_running_reflection_cancels_it_and_nothing_is_lost():
