@@ -11,9 +11,9 @@
 Whose memory? The customer's the application named in the run context
 (``context=UserContext("user-42", session_id="s-7")``), read through the tool's
 ``RunContextWrapper``: neither tool has a user argument, so no prompt can make the model
-read or write another customer's notes (an extra ``user_id`` argument is rejected by the
-tool's strict schema). Writes go through the record store's compare-and-swap, so two runs of
-one customer saving at once both land.
+read or write another customer's notes (a ``user_id`` the model adds anyway is dropped by
+the SDK when it parses the arguments: the tool has no such parameter). Writes go through
+the record store's compare-and-swap, so two runs of one customer saving at once both land.
 """
 
 import json

@@ -90,7 +90,7 @@ async def what_mallory_got(tools, notes: MemoryNotes) -> str:
 def test_a_model_naming_another_customer_cannot_reach_them():
     notes = MemoryNotes()
     got = arun(what_mallory_got(memory_tools(notes), notes))
-    assert "4417" not in got
+    assert "4417" not in got and got == '{"found": []}'  # user_id dropped: ran for mallory
     # and the write side: mallory's save lands in mallory's notebook, never in ana's
     arun(Runner.run(agent_saving(memory_tools(notes), "I live at 1 Elm St.", 9), "hi",
                     context=UserContext("mallory", session_id="m1"), run_config=QUIET))
