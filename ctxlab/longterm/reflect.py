@@ -12,6 +12,10 @@ sessions being read, the consolidator thinking) is cancelled and redone with the
 sessions: it would be overwritten anyway. Nothing is written until the last step, so a
 cancelled reflection leaves nothing half-done.
 
+A failure is logged in ``memory.errors`` and never raised into a reply; a refused notes
+consolidation (:class:`~ctxlab.longterm.ConsolidationRejected`) leaves that session's notes
+waiting in the notebook, to be consolidated again with :meth:`MemoryNotes.end_session`.
+
 Its tasks are the memory's background writes (:meth:`LongTermMemory.track`), so
 ``drain()`` waits for them and :func:`~ctxlab.forget_user` cancels them; a reflection that
 started before the user was forgotten is refused (the records' epoch changed).
