@@ -10,7 +10,15 @@ import datetime
 import pytest
 
 from ctxlab import DecayPolicy, LongTermMemory, MemoryNotes, Reflector, forget_user
-from ctxlab.longterm import MemoryNote, prune, simulate, steady_scenario, strength
+from ctxlab.longterm import (
+    ConsolidationRejected,
+    MemoryNote,
+    ScriptedConsolidator,
+    prune,
+    simulate,
+    steady_scenario,
+    strength,
+)
 from ctxlab.longterm.decay import used
 
 from conftest import arun, assistant, user
@@ -182,5 +190,22 @@ def test_the_reflection_consolidates_the_sessions_notes_too():
         book = await notes.book("ana")
         assert [n.text for n in book.durable] == ["From now on, email only."]
         assert book.sessions == {}
+
+    arun(go())
+
+
+def test_a_refused_notes_consolidation_is_logged_and_leaves_the_notes_waiting():
+    async def go():
+        notes = MemoryNotes(consolidator=ScriptedConsolidator('{"durable": ['))
+        memory = LongTermMemory(notes.records, notes=notes)
+        reflector = Reflector(memory, notes=notes, delay=0.01)
+        await notes.save("ana", "s1", "From now on, email only.", at="2026-01-01")
+        await reflector.session_ended("ana", CHAT, session_id="s1", at="2026-01-01")
+        await reflector.drain()
+        assert [s.session for s in (await memory.get("ana")).sessions] == ["s1"]
+        (user_id, sessions, error), = memory.errors
+        assert (user_id, sessions, type(error)) == ("ana", "s1", ConsolidationRejected)
+        assert [n.text for n in (await notes.book("ana")).session_notes("s1")] == [
+            "From now on, email only."]
 
     arun(go())
