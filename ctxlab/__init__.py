@@ -579,3 +579,38 @@ __all__ += [
     "plot_reader_chance",
     "spent_tokens",
 ]
+
+# Issue 32 §2: session and durable notes, fail-closed consolidation, memory tools,
+# debounced reflection, forgetting by decay (library names, imported eagerly).
+from .longterm import (  # noqa: E402
+    Consolidated,
+    ConsolidationRejected,
+    DecayPolicy,
+    InForce,
+    LLMConsolidator,
+    MemoryNote,
+    MemoryNotes,
+    NoteBook,
+    ReflectionStats,
+    Reflector,
+    RuleConsolidator,
+    ScriptedConsolidator,
+    check_proposal,
+    memory_tools,
+    note_scope,
+    proposal_for,
+    render_in_force,
+    steady_scenario,
+)
+from .longterm import simulate as simulate_forgetting  # noqa: E402
+from .longterm.session_input import retry_once  # noqa: E402
+
+__all__ += ["Consolidated", "ConsolidationRejected", "DecayPolicy", "InForce",
+            "LLMConsolidator", "MemoryNote", "MemoryNotes", "NoteBook", "ReflectionStats",
+            "Reflector", "RuleConsolidator", "ScriptedConsolidator", "check_proposal",
+            "memory_tools", "note_scope", "proposal_for", "render_in_force", "retry_once",
+            "simulate_forgetting", "steady_scenario"]
+
+_LAZY.update({"plot_forgetting": ("ctxlab.viz.plots.forgetting", "plot_forgetting"),
+              "check_decay_policy": ("ctxlab.eval.exercise_decay", "check_decay_policy")})
+__all__ += ["check_decay_policy", "plot_forgetting"]

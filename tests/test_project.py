@@ -106,6 +106,14 @@ def test_trimming_benchmark_runs_and_reports_the_target():
     assert "TrimmingSession" in out and "SQLiteSession" in out and "target at 100" in out
 
 
+def test_reflection_benchmark_runs_and_a_burst_writes_once():
+    out = run_script("benchmarks/bench_reflection.py", "--records", "memory", "--bursts", "4",
+                     "--delay", "0.01")
+    row = next(line.split() for line in out.splitlines() if line.split()[:1] == ["4"])
+    assert row[1] == "4" and row[4] == "1", out  # plain: 4 writes; debounced: 1
+    assert "both kept all 4 sessions" in out
+
+
 def test_summarizing_benchmark_runs_and_reports_the_target():
     out = run_script("benchmarks/bench_summarizing.py", "--turns", "8", "--delay", "0.01",
                      "--model-ms", "0")

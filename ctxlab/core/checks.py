@@ -30,3 +30,19 @@ def check_seconds(name: str, value: Any, *, allow_none: bool = True) -> float | 
         raise ValueError(f"{name} must be {allowed}a number of seconds > 0, got {value!r}")
     return float(value)
 
+
+
+def check_range(name: str, value: Any, *, low: float, high: float | None = None,
+                low_open: bool = False) -> float:
+    """A finite number from ``low`` (excluded when ``low_open``) to ``high`` (None: no upper
+    bound)."""
+    import math
+
+    ok = (not isinstance(value, bool) and isinstance(value, (int, float))
+          and math.isfinite(value) and (value > low if low_open else value >= low)
+          and (high is None or value <= high))
+    if not ok:
+        lower = f"> {low:g}" if low_open else f">= {low:g}"
+        upper = "" if high is None else f" and <= {high:g}"
+        raise ValueError(f"{name} must be a number {lower}{upper}, got {value!r}")
+    return float(value)

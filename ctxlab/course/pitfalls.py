@@ -24,7 +24,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.items import clone, is_user_message
+from ..core.items import clone, is_user_message, item_text
+from ..longterm import consolidation as _consolidation
+from ..longterm.consolidation import check_proposal
+from ..longterm.notebook import NoteBook
+from ..longterm.notes import MemoryNotes
 from .drifting import DriftingSummarizer
 from .rereading import RereadingSummarizer
 
@@ -182,3 +186,48 @@ class SharedSessionService:
 
         result = await Runner.run(self.agent, message, session=self.session)
         return str(result.final_output)
+
+
+def recall_in_session_input(memory: Any, user_id: str, session_id: str | None = None) -> Any:
+    """Wrong on purpose (lesson 11): long-term memory put in front of the model input by a
+    ``RunConfig(session_input_callback=...)``. The Runner stores every item the callback adds
+    that is neither history nor new input, so each run whose recollection differs leaves
+    one more copy in the session, and every later run reads the old ones as history. (It
+    also has no run context: the user must be fixed when the callback is made.) Use
+    ``LongTermMemory.input_filter()`` instead: it changes what the model is sent only."""
+
+    async def merge(history: list[Any], new_input: list[Any]) -> list[Any]:
+        query = item_text(new_input[-1]) if new_input else ""
+        message = (await memory.recall(user_id, query, session_id=session_id)).message()
+        return [*([message] if message else []), *history, *new_input]
+
+    return merge
+
+
+class PartialConsolidation(MemoryNotes):
+    """Wrong on purpose (lesson 11): consolidation that checks a proposal note by note and
+    writes each accepted note at once. A proposal that goes wrong half-way (a made-up note,
+    a "this time only" note promoted) leaves the notes accepted before it stored: the
+    standing notes are half-replaced and the session's notes still pending. The library's
+    :meth:`MemoryNotes.end_session` checks the whole proposal, then writes once."""
+
+    async def end_session(self, user_id: str, session_id: str, *, at: str | None = None
+                          ) -> Any:
+        book = await self.book(user_id)
+        session = book.session_notes(session_id)
+        raw = await self.consolidator.propose(list(book.durable), session)
+        proposal = _consolidation._parse(raw)
+        known = {n.id: n for n in (*book.durable, *session)}
+        accepted = []
+        for entry in proposal.durable:  # each note checked alone, then written at once
+            accepted += _consolidation._check_sources(
+                _consolidation.Proposal(durable=[entry]), known)
+
+            def write(current: NoteBook, kept=tuple(accepted)) -> NoteBook:
+                new = current.model_copy(deep=True)
+                new.durable = list(kept)
+                return new
+
+            await self._update(user_id, write, what="partial")
+        check_proposal(raw, book.durable, session)  # the whole-set rules, too late
+        return await super().end_session(user_id, session_id, at=at)

@@ -708,3 +708,15 @@ async def check_erase(erase: Any) -> CheckResult:
     return CheckResult(True, "zoe is gone from long-term memory, the hub and every byte of the "
                              "session file while bob stayed; an unknown id is refused; bob "
                              "can be forgotten the same way")
+
+
+# ---------------------------------------------------------------------------- lesson 11
+
+
+def check_decay_policy(policy: Any) -> CheckResult:
+    """Lesson 11: a DecayPolicy that keeps a busy customer's notes in use for a year, lets
+    one-off notes go within 45 days and caps the notes at 40
+    (:mod:`ctxlab.eval.exercise_decay`)."""
+    from .exercise_decay import check_decay_policy as check
+
+    return check(policy)

@@ -249,6 +249,30 @@ FILLER_WORDS: tuple[str, ...] = (
     "back", "up",
 )
 
+# ----------------------------------------------------------------------------- scope
+#: A statement meant for this conversation only ("this time only", "just for this trip",
+#: "只是这次", "这次先"): long-term memory keeps it in the session and never makes it a
+#: standing note. When a sentence has both this and a :data:`LASTING` cue, this one wins
+#: (what may be temporary is not kept for good).
+SESSION_ONLY: tuple[str, ...] = (
+    r"this\s+time(?:\s+only)?", r"only\s+this\s+time", r"just\s+this\s+(?:once|time)",
+    r"this\s+once", r"(?:just\s+|only\s+)?for\s+this\s+(?:trip|order|repair|visit|"
+    r"delivery|shipment|booking|one|time)(?:\s+only)?",
+    r"(?:just\s+|only\s+)?for\s+(?:today|now|the\s+moment)", r"temporar(?:y|ily)",
+    r"this\s+one\s+time", r"one[-\s]off",
+    r"只是这次", r"只有这次", r"就这次", r"仅此一次", r"只这一次", r"这一次", r"这次",
+    r"这回", r"本次", r"这趟", r"临时", r"暂时", r"今天先",
+)
+#: A statement the customer means to last ("from now on", "always", "以后都", "今后"): a
+#: standing note that replaces an older one on its topic.
+LASTING: tuple[str, ...] = (
+    r"from\s+now\s+on", r"going\s+forward", r"(?:in|for)\s+(?:the\s+)?future",
+    r"from\s+here\s+on", r"always", r"every\s+time", r"by\s+default", r"for\s+good",
+    r"permanently", r"any\s+time\s+you",
+    r"以后都", r"以后", r"今后", r"往后", r"从今以后", r"从现在起", r"每次都", r"一律",
+    r"永远", r"一直都", r"默认",
+)
+
 # ----------------------------------------------------------------------------- labels
 #: How each part of a summary or a fact kind reads (one table; a translation swaps it).
 LABELS: dict[str, str] = {

@@ -6,7 +6,8 @@ merges what the session established into the user's :class:`~ctxlab.longterm.Use
 
 * profile fields: the session's values win;
 * preferences: the constraints still in force at the end of the session (a question is not
-  one); a revision replaces the preference on the same topic (the rules of
+  one, nor a request said for this session only: "this time only", "只是这次"); a revision
+  replaces the preference on the same topic (the rules of
   :class:`~ctxlab.SupportState`);
 * commitments: the promises still open at the end of the session are added; a promise the
   agent reports kept in this session ("I've sent the label") is removed, even when it was
@@ -31,6 +32,7 @@ from ..facts.typed import ALL_FACT_KINDS, facts_in_text
 from ..memory.fts import query_terms
 from ..memory.state import Noted, StatePatch, SupportState, UserProfile
 from ..memory.state_memory import StateExtractor, StateMemory
+from .notebook import is_session_only
 from .record import MAX_NOTES, Case, Note, Remembered, SessionEntry, UserMemory
 
 Item = Mapping[str, Any]
@@ -88,8 +90,10 @@ def _merge_statements(memory: UserMemory, state: SupportState, items: Sequence[I
     done = [s.text for item in items if not is_user_message(item)
             for s in find_done(item_text(item))]
     asked = ("?", "？")  # "Could you send me a label?" asks for something; it sets nothing
+    # "this time only" (只是这次) was said for this session: it never becomes a standing request
     carrier.apply(StatePatch(constraints=[c.text for c in state.constraints
-                                          if not c.text.rstrip().endswith(asked)],
+                                          if not c.text.rstrip().endswith(asked)
+                                          and not is_session_only(c.text)],
                              commitments=[c.text for c in state.commitments], done=done))
     known = {r.text: r for r in (*memory.preferences, *memory.commitments)}
 

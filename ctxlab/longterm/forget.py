@@ -140,8 +140,9 @@ async def forget_user(
 ) -> DeletionReport:
     """Delete everything stored about ``user_id`` (see the module docstring)."""
     check_user_id(user_id)
-    targets = _distinct((memory.records if memory else None, hub.records if hub else None,
-                         *stores))
+    notes = memory.notes.records if memory is not None and memory.notes is not None else None
+    targets = _distinct((memory.records if memory else None, notes,
+                         hub.records if hub else None, *stores))
     found = [await t.keys(user_id) for t in targets]
     to_clear = [*sessions, *await _known_sessions(user_id, memory, open_session)]
     sizes = [await _session_items(s) for s in to_clear]

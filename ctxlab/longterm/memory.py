@@ -42,8 +42,10 @@ from ..records import (
     check_user_id,
     open_records,
 )
-from ..records.users import user_id_of
+from ..records.users import session_id_of, user_id_of
 from .consolidate import consolidate
+from .notes import MemoryNotes
+from .notes_render import render_in_force
 from .record import MEMORY_KEY, Note, UserMemory
 from .render import render_notes, render_structured
 
@@ -59,10 +61,14 @@ class Recollection:
     structured: str = ""
     notes: tuple[tuple[Note, float], ...] = ()
     language: str = "en"
+    #: The notes in force (session first, then standing: :mod:`ctxlab.longterm.notes`).
+    in_force: str = ""
 
     def text(self) -> str:
-        """The structured part, then the recalled notes ("" for an unknown user)."""
-        parts = [self.structured, render_notes([n for n, _ in self.notes], self.language)]
+        """The structured part, the notes in force, then the recalled notes ("" for an
+        unknown user)."""
+        parts = [self.structured, self.in_force,
+                 render_notes([n for n, _ in self.notes], self.language)]
         return "\n".join(p for p in parts if p)
 
     def message(self) -> dict[str, Any] | None:
@@ -89,12 +95,15 @@ class LongTermMemory:
         clock: the time stamp of a session written without ``at=`` (default: now, UTC).
         structured: whether recall shows the structured part (False: notes only, to
             measure what retrieval alone brings back).
+        notes: the user's session and durable notes (:class:`~ctxlab.longterm.MemoryNotes`,
+            best on the same record store); recall shows those in force in the run's
+            session (``UserContext(user, session_id=...)``).
     """
 
     def __init__(self, records: RecordStore | str = "memory", *,
                  extractor: StateExtractor | None = None, notes_k: int = 3,
                  threshold: float = 0.3, clock: Callable[[], str] = _today,
-                 structured: bool = True):
+                 structured: bool = True, notes: MemoryNotes | None = None):
         if isinstance(notes_k, bool) or not isinstance(notes_k, int) or notes_k < 0:
             raise ValueError(f"notes_k must be an integer >= 0, got {notes_k!r}")
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not (
@@ -106,10 +115,17 @@ class LongTermMemory:
         self.threshold = float(threshold)
         self.clock = clock
         self.structured = bool(structured)
+        if notes is not None and not isinstance(notes, MemoryNotes):
+            raise TypeError(f"notes must be a MemoryNotes or None, got {type(notes).__name__}")
+        self.notes = notes
         self._pending: dict[str, set[asyncio.Task[Any]]] = {}
         #: Errors of background writes (a failed write is logged here, never raised into a
         #: reply): (user id, session id, error).
         self.errors: list[tuple[str, str, BaseException]] = []
+        #: Writes of the user memory record made (each one a compare-and-swap put).
+        self.writes = 0
+        #: Writes that lost a compare-and-swap race and were redone (consolidation included).
+        self.lost_races = 0
 
     def __repr__(self) -> str:
         return f"LongTermMemory({self.records.describe()})"
@@ -129,19 +145,27 @@ class LongTermMemory:
         """Every user with something stored (in this memory's record store)."""
         return await self.records.namespaces()
 
-    async def recall(self, user_id: str, query: str = "") -> Recollection:
-        """The user's structured memory, and the notes that match ``query`` (an unknown
-        user gets an empty recollection: a first session is not an error)."""
+    async def recall(self, user_id: str, query: str = "", *,
+                     session_id: str | None = None) -> Recollection:
+        """The user's structured memory, the notes in force in ``session_id`` (with
+        ``notes=``), and the notes that match ``query`` (an unknown user gets an empty
+        recollection: a first session is not an error)."""
         check_user_id(user_id)
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
         try:
-            memory = await self.get(user_id)
+            memory: UserMemory | None = await self.get(user_id)
         except UnknownUserError:
-            return Recollection(user_id, known=False)
+            memory = None
+        language = memory.language if memory else "en"
+        noted = ""
+        if self.notes is not None:
+            noted = render_in_force(await self.notes.in_force(user_id, session_id), language)
+        if memory is None:
+            return Recollection(user_id, known=bool(noted), in_force=noted)
         return Recollection(user_id, True,
                             render_structured(memory) if self.structured else "",
-                            tuple(self._search(memory.notes, query)), memory.language)
+                            tuple(self._search(memory.notes, query)), language, noted)
 
     def _search(self, notes: Sequence[Note], query: str) -> list[tuple[Note, float]]:
         if not query.strip() or not notes or not self.notes_k:
@@ -165,29 +189,41 @@ class LongTermMemory:
         records were deleted after ``expected_epoch`` (the session belongs to before the
         deletion).
         """
-        check_user_id(user_id)
         check_user_id(session_id, what="session_id")
-        at = at or self.clock()
+        return await self.write_sessions(user_id, [(items, session_id, at or self.clock())],
+                                         expected_epoch=expected_epoch)
+
+    async def write_sessions(self, user_id: str,
+                             sessions: Sequence[tuple[Sequence[Mapping[str, Any]], str, str]],
+                             *, expected_epoch: int | None = None) -> UserMemory | None:
+        """Write several finished sessions ``(items, session_id, at)``, oldest first, in one
+        compare-and-swap write (what a debounced reflection does after a burst)."""
+        check_user_id(user_id)
+        for _items, sid, _at in sessions:
+            check_user_id(sid, what="session_id")
         for _attempt in range(50):
             found = await self.records.get(user_id, MEMORY_KEY)
             if expected_epoch is not None and found.epoch != expected_epoch:
-                logger.info("dropped session %s of user %s: the user was forgotten since",
-                            session_id, user_id)
+                logger.info("dropped %d session(s) of user %s: the user was forgotten since",
+                            len(sessions), user_id)
                 return None
-            old = (UserMemory.model_validate(found.data) if found.data
+            new = (UserMemory.model_validate(found.data) if found.data
                    else UserMemory(user_id=user_id))
-            new = await consolidate(old, items, session_id=session_id, at=at,
-                                    extractor=self.extractor)
+            for items, sid, at in sessions:
+                new = await consolidate(new, items, session_id=sid, at=at,
+                                        extractor=self.extractor)
             try:
                 await self.records.put(user_id, MEMORY_KEY, new.model_dump(mode="json"),
                                        expected_version=found.version,
                                        expected_epoch=found.epoch)
+                self.writes += 1
                 return new
             except RecordConflictError as exc:
                 if exc.deleted and expected_epoch is not None:
                     return None
+                self.lost_races += 1
         raise RecordConflictError(
-            f"gave up writing session {session_id!r} of user {user_id!r} after 50 lost "
+            f"gave up writing {len(sessions)} session(s) of user {user_id!r} after 50 lost "
             "races", namespace=user_id, key=MEMORY_KEY, expected=0, actual=0)
 
     async def end_session(self, user_id: str, source: Any, *, session_id: str | None = None,
@@ -216,9 +252,7 @@ class LongTermMemory:
                 return None
 
         task = asyncio.ensure_future(job())
-        pending = self._pending.setdefault(user_id, set())
-        pending.add(task)
-        task.add_done_callback(pending.discard)
+        self.track(user_id, task)
         return task
 
     async def drain(self) -> None:
@@ -238,6 +272,13 @@ class LongTermMemory:
         """Background writes of one user not finished yet."""
         return len(self._pending.get(user_id, ()))
 
+    def track(self, user_id: str, task: asyncio.Task[Any]) -> None:
+        """Count ``task`` among the user's background writes (drained, cancelled by a
+        deletion)."""
+        pending = self._pending.setdefault(user_id, set())
+        pending.add(task)
+        task.add_done_callback(pending.discard)
+
     def cancel_pending(self, user_id: str) -> int:
         """Cancel the user's unfinished background writes; how many there were."""
         tasks = self._pending.pop(user_id, set())
@@ -255,7 +296,8 @@ class LongTermMemory:
             model_data = data.model_data
             items = list(model_data.input)
             query = next((item_text(i) for i in reversed(items) if is_user_message(i)), "")
-            recollection = await self.recall(user_id_of(data.context), query)
+            recollection = await self.recall(user_id_of(data.context), query,
+                                             session_id=session_id_of(data.context))
             message = recollection.message()
             if message is None:
                 return model_data

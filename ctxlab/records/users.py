@@ -48,3 +48,11 @@ def user_id_of(context: Any) -> str:
             "the run context names no user: pass context=UserContext('user-42') (or any "
             f"object with a user_id) to Runner.run; got {type(inner).__name__}")
     return check_user_id(value)
+
+
+def session_id_of(context: Any) -> str | None:
+    """The session id in ``context`` (as :func:`user_id_of` reads the user), or None."""
+    inner = getattr(context, "context", context)
+    value = (inner.get("session_id") if isinstance(inner, Mapping)
+             else getattr(inner, "session_id", None))
+    return check_user_id(value, what="session_id") if value is not None else None

@@ -28,7 +28,7 @@ def test_summarizing_sessions_are_built_with_keywords(name):
 
 
 def test_every_lesson_is_checked():
-    assert len(LESSONS) >= 14 and "10_memory_across_sessions" in LESSONS
+    assert len(LESSONS) >= 15 and "11_long_term_memory" in LESSONS
 
 
 def test_the_check_finds_a_positional_call():

@@ -204,3 +204,18 @@ def test_bad_arguments_get_clear_errors():
         assert await task is None and "needs the session's items" in str(memory.errors[0][2])
 
     arun(go())
+
+
+def test_a_request_for_this_session_only_never_becomes_a_standing_one():
+    async def go():
+        memory = LongTermMemory()
+        chat = [user("Please don't call me this time only, I'm in a meeting."),
+                assistant("Understood."),
+                user("And never ship to the parcel locker, from now on."), assistant("Noted."),
+                user("这次别打电话，发短信就行。"), assistant("好的。")]
+        stored = await memory.write_session("ana", chat, session_id="s1", at="2026-03-02")
+        kept = [p.text for p in stored.preferences]
+        assert any("parcel locker" in text for text in kept), kept
+        assert not any("meeting" in text or "这次" in text for text in kept), kept
+
+    arun(go())

@@ -16,6 +16,7 @@ from ctxlab.core.sections import budget_sections
 from ctxlab.eval import DEFAULT_STRATEGIES, evaluate, load_cases, sweep
 from ctxlab.eval.replay import replay
 from ctxlab.eval.sweep import SweepPoint, SweepResult
+from ctxlab.longterm import DecayPolicy, steady_scenario
 from ctxlab.summarizers import ExtractiveSummarizer
 from ctxlab.viz.palette import SECTION_COLORS, strategy_style
 from ctxlab.viz.plots import (
@@ -29,6 +30,7 @@ from ctxlab.viz.plots import (
     plot_turn_distribution,
 )
 from ctxlab.viz.plots.figure import NOTEBOOK_WIDTH, SMALL_FONT
+from ctxlab.viz.plots.forgetting import plot_forgetting
 from ctxlab.viz.plots.reader import plot_reader_chance
 
 from conftest import arun
@@ -72,6 +74,9 @@ FIGURES: dict[str, Callable[[], Figure]] = {
     "cost per 100 turns": lambda: plot_cost_per_100_turns({"tau-bench": RUN, "planted": RUN}),
     "sweep": lambda: plot_sweep(narrow_sweep()),
     "reader chance": lambda: plot_reader_chance(marks=[("ticket id, turn 20", 0.12, 4112)]),
+    "forgetting": lambda: plot_forgetting(
+        {"half-life 30 d": DecayPolicy(), "no reinforcement": DecayPolicy(reinforcement=0),
+         "half-life 90 d": DecayPolicy(half_life_days=90)}, steady_scenario(12)),
 }
 
 
