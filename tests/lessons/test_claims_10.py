@@ -38,7 +38,7 @@ def test_day_four_answers_without_and_with_memory():
 
 def test_the_chinese_day_four():
     shown = LESSON.output("zh")
-    assert "这位客户之前说过的相关的话：" in shown and "极客修维修店" in shown
+    assert "客户此前提到的相关内容：" in shown and "极客修维修店" in shown
     for expected in ("极客修", "H2MRY70LWD3W", "TCK-25295", "13983778863", "短信", "寄修标签"):
         assert shown.count(expected) >= 2  # in the recollection and in an answer
     assert "维修店" in LESSON.markdown("zh-md")
