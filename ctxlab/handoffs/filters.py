@@ -235,7 +235,7 @@ _CUSTOMER_WORDS = {
     "en": {"head": "customer: ", "requests": "standing requests: ", "promises": "promised: ",
            "name": "name", "email": "email", "phone": "phone", "member_level": "member level",
            "user_id": "user id", "sep": " | "},
-    "zh": {"head": "客户信息：", "requests": "客户要求：", "promises": "客服承诺：",
+    "zh": {"head": "客户信息：", "requests": "客户要求：", "promises": "已答应客户：",
            "name": "姓名", "email": "邮箱", "phone": "手机号", "member_level": "会员等级",
            "user_id": "用户ID", "sep": "；"},
 }
