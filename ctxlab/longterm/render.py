@@ -43,8 +43,9 @@ _WORDS = {
     },
     "zh": {
         "head": "该客户的长期记忆（来自此前 {n} 次对话，以最新信息为准）：",
-        "profile": "基本信息：", "preferences": "客户要求：", "commitments": "已答应客户、尚未办完的事：",
-        "cases": "设备与工单：", "notes": "客户此前提到的相关内容：",
+        "profile": "基本信息：", "preferences": "客户要求：",
+        "commitments": "已答应客户、尚未办完的事：", "cases": "设备与工单：",
+        "notes": "客户此前提到的相关内容：",
         "when": "（{at}）",
         "name": "姓名", "email": "邮箱", "phone": "手机号", "member_level": "会员等级",
         "user_id": "用户ID",
