@@ -714,7 +714,8 @@ OLD_DRIFT_LEGEND = (
 #: Soft line breaks inside a word in each output <pre>: every place where the browser
 #: wrapped a line between two letters or digits (a break the text did not ask for).
 BROKEN_WORDS_JS = """
-() => [...document.querySelectorAll('.jp-Cell')].map((cell, n) => {
+n => {
+  const cell = document.querySelectorAll('.jp-Cell')[n];
   const broken = [];
   cell.querySelectorAll('.jp-OutputArea-output pre').forEach(pre => {
     const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
@@ -736,7 +737,7 @@ BROKEN_WORDS_JS = """
     }
   });
   return {cell: n, broken};
-})
+}
 """
 
 #: How Chinese renders in the notebook's two fonts (output <pre>, rendered markdown): are
@@ -819,8 +820,12 @@ def _stored_outputs_notebook(path: Path) -> list[str]:
     return [name for name, _ in cells] + ["first edition's drift legend"]
 
 
+#: Common laptop and desktop widths: where a line breaks depends on the width.
+TEXT_WIDTHS = (1280, 1440, 1920)
+
+
 def _measure_text(sync_api: Any, lab: JupyterLab, env: dict[str, str] | None = None
-                  ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+                  ) -> tuple[dict[int, list[dict[str, Any]]], dict[str, Any]]:
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
                                      args=CHROMIUM_ARGS, env=env)
@@ -831,7 +836,19 @@ def _measure_text(sync_api: Any, lab: JupyterLab, env: dict[str, str] | None = N
             page.wait_for_selector(".jp-NotebookPanel .jp-OutputArea-output pre")
             page.wait_for_selector(".jp-MarkdownOutput p, .jp-MarkdownOutput li")
             page.wait_for_timeout(1000)  # fonts and layout settle
-            broken = page.evaluate(BROKEN_WORDS_JS)
+            broken: dict[int, list[dict[str, Any]]] = {}
+            for width in TEXT_WIDTHS if env is None else ():
+                page.set_viewport_size({"width": width, "height": 1000})
+                page.wait_for_timeout(500)
+                broken[width] = []
+                for n in range(page.locator(".jp-Cell").count()):
+                    # in view first: JupyterLab skips the layout of cells out of sight
+                    page.locator(".jp-Cell").nth(n).scroll_into_view_if_needed()
+                    page.wait_for_timeout(200)
+                    broken[width].append(page.evaluate(BROKEN_WORDS_JS, n))
+            page.set_viewport_size({"width": 1280, "height": 1000})
+            page.locator(".jp-MarkdownOutput").first.scroll_into_view_if_needed()
+            page.wait_for_timeout(300)
             chinese = page.evaluate(CHINESE_JS)
             page.screenshot(path=str(ARTIFACTS / ("text_in_jupyterlab"
                                                   f"{'_no_cjk_font' if env else ''}.png")),
@@ -843,17 +860,20 @@ def _measure_text(sync_api: Any, lab: JupyterLab, env: dict[str, str] | None = N
 
 def test_words_stay_whole_and_chinese_renders_in_jupyterlab(sync_api: Any, lab: JupyterLab,
                                                              tmp_path: Path) -> None:
-    """Lesson outputs as a learner sees them at 1280 px: no line is broken inside a word
+    """Lesson outputs as a learner sees them at 1280-1920 px: no line is broken inside a word
     (03's drift legend, 10's day-four answers), and Chinese draws real, full-width glyphs
     that stay in their boxes (05b). The same measurements catch the first edition's legend
     and a browser without a CJK font (fontconfig limited to DejaVu: boxes)."""
     ARTIFACTS.mkdir(exist_ok=True)
     names = _stored_outputs_notebook(lab.root / "text.ipynb")
     broken, chinese = _measure_text(sync_api, lab)
-    by_name = {names[b["cell"]]: b["broken"] for b in broken if b["cell"] < len(names)}
-    for name in ("03 drift table", "10 day four", "05b conversation", "05b answers"):
-        assert by_name[name] == [], (name, by_name[name])
-    assert by_name["first edition's drift legend"], "the measurement missed a broken word"
+    old_breaks = []
+    for width, cells in broken.items():
+        by_name = {names[b["cell"]]: b["broken"] for b in cells}
+        for name in ("03 drift table", "10 day four", "05b conversation", "05b answers"):
+            assert by_name[name] == [], (width, name, by_name[name])
+        old_breaks += by_name["first edition's drift legend"]
+    assert old_breaks, ("the measurement missed the first edition's broken words", broken)
     assert chinese_problems(chinese) == [], chinese
 
     # A browser without a CJK font: the measurements must see the boxes.
@@ -865,6 +885,6 @@ def test_words_stay_whole_and_chinese_renders_in_jupyterlab(sync_api: Any, lab: 
     _, boxes = _measure_text(sync_api, lab, {**os.environ, "FONTCONFIG_FILE": str(config)})
     found = " | ".join(chinese_problems(boxes))
     assert "draw the same glyph" in found and "a missing glyph" in found, boxes
-    print(f"text at 1280 px: no word broken in {', '.join(names[:-1])}; the first edition's "
-          f"legend broke {by_name[names[-1]]}; Chinese: {chinese['fonts']}; without a CJK "
+    print(f"text at {TEXT_WIDTHS} px: no word broken in {', '.join(names[:-1])}; the first "
+          f"edition's legend broke {old_breaks}; Chinese: {chinese['fonts']}; without a CJK "
           f"font: {found}")
