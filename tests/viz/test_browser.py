@@ -543,7 +543,7 @@ root => {
 
 #: Where the detail pane is, relative to the chip at ledger index ``index`` and the body.
 DETAIL_AT_JS = """
-([root, index]) => {
+(root, index) => {
   const body = root.querySelector('.ctxlab-replay-body');
   const chip = body.querySelector('button.ctxlab-chip.ctxlab-index-' + index);
   const pane = body.querySelector('.ctxlab-detail-pane');
