@@ -32,7 +32,7 @@ from typing import Any
 
 from agents import Agent
 
-from ..core.display import wrap
+from ..core.display import NOTEBOOK_COLUMNS, wrap
 from ..course.drifting import DriftingSummarizer
 from ..facts.typed import ALL_FACT_KINDS, facts_in_text
 from ..sessions import SummarizingSession
@@ -45,8 +45,6 @@ from .results import EvalRun, StrategySummary
 from .strategies import Strategy
 
 #: How a reply says a value is uncertain (:data:`ctxlab.course.offline.replies.UNSURE`).
-#: The columns a table's legend is wrapped to (at least the table's own width).
-LEGEND_WIDTH = 96
 UNSURE_CUES = ("marked as uncertain", "could you confirm", "待确认")
 
 
@@ -151,7 +149,7 @@ class DriftReport:
                   "fold that reads the raw log), counted in vs full")
         # wrapped at spaces: a notebook's output area breaks an over-long line anywhere,
         # even inside a word ("superse|ded")
-        lines += wrap(legend, max(len(lines[0]), LEGEND_WIDTH))
+        lines += wrap(legend, max(len(lines[0]), NOTEBOOK_COLUMNS))
         return "\n".join(lines)
 
 
