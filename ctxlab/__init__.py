@@ -234,7 +234,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "plot_turn_distribution": ("ctxlab.viz.plots", "plot_turn_distribution"),
     "plot_use": ("ctxlab.viz.plots", "plot_use"),
     "plot_window_parts": ("ctxlab.viz.plots", "plot_window_parts"),
-    "plot_cache_sweep": ("ctxlab.viz.plots.caching", "plot_cache_sweep"),
+    "plot_cache_sweep": ("ctxlab.viz.plots", "plot_cache_sweep"),
     "strategy_style": ("ctxlab.viz.palette", "strategy_style"),
     "replay": ("ctxlab.eval.replay", "replay"),
     "runner_batches": ("ctxlab.eval.replay", "runner_batches"),
@@ -567,7 +567,7 @@ _LAZY.update({
     "find_chances": ("ctxlab.course.runs", "find_chances"),
     "spent_tokens": ("ctxlab.course.runs", "spent_tokens"),
     "answered_by": ("ctxlab.course.runs", "answered_by"),
-    "plot_reader_chance": ("ctxlab.viz.plots.reader", "plot_reader_chance"),
+    "plot_reader_chance": ("ctxlab.viz.plots", "plot_reader_chance"),
 })
 __all__ += [
     "DriftingSummarizer",

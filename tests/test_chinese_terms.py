@@ -1,7 +1,8 @@
 """Shipped Chinese text uses the terms of docs/glossary.md, never the calques a native
 reader flagged (issue 21, section 6): no 令牌 for token, no 探针问题, no 二字组, no 账本,
 no 修剪, no 折叠 for a fold (the glossary says 并入摘要), no word-for-word summary headings,
-no "您设备的" replies."""
+no "您设备的" replies; nor the phrases issue 31 (section 6) flagged in README.zh-CN, lesson
+05b and long-term memory, in any lesson's output."""
 
 from __future__ import annotations
 
@@ -35,6 +36,20 @@ BANNED: dict[str, str] = {
     "我在我们的对话里": "我这边没看到您提供的",
     "制冷制热": "冰箱不制冷 / 空调不制热",
     "折叠": "并入摘要 / 摘要压缩",  # "fold": one term, the glossary's (issue 31)
+    # issue 31, section 6: phrases that read translated
+    "这位客户以前的对话里留下的信息": "该客户的长期记忆（来自此前 N 次对话）",
+    "之前说过的相关的话": "客户此前提到的相关内容",
+    "说好要办、还没办的事": "已答应客户、尚未办完的事",
+    "每次折叠的模型调用都算钱": "每做一次摘要压缩都要调一次模型",
+    "“真实读者”": "更接近真实模型的读者",
+    "视图把哪些值当成当前值": "发给模型的内容里哪些值被当作最新值",
+    "在预埋了多个问题的对话上量化": "在同时包含多个问题的测试对话上统计效果",
+    "搭一个更省的记忆": "设计一个成本更低的记忆方案",
+    "装着整段对话的新会话": "在一个存好整段对话的新会话里提出",
+    "配在一个很短的窗口旁边": "和一个很短的窗口搭配使用",
+    "这个 extra": "需先安装 `ctxlab[multilingual]`",
+    "案子交接": "交接单",
+    "自己拼好答案的替身": "预先写好答案的替代品",
 }
 
 
@@ -54,6 +69,10 @@ def shipped_texts() -> dict[str, str]:
             parts.append("".join(output.get("text", "")))
             parts += ["".join(v) for v in output.get("data", {}).values() if isinstance(v, list)]
         texts[f"05b cell {n}"] = "\n".join(parts)
+    for path in sorted((ROOT / "notebooks").glob("[0-9]*.ipynb")):  # what every lesson prints
+        for n, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+            printed = ["".join(o.get("text", "")) for o in cell.get("outputs", [])]
+            texts[f"{path.stem} output {n}"] = "\n".join(printed)
     return texts
 
 

@@ -79,17 +79,22 @@ def test_notebooks_are_committed_executed_and_complete(path):
     assert "nest_asyncio.apply" not in text
 
 
+#: The link to the next lesson, in English or (lesson 05b) in Chinese.
+NEXT = re.compile(r"\*\*(?:Next:|下一课：)\*\*")
+
+
 def test_every_lesson_links_to_the_next_one_and_the_links_resolve():
-    """A learner finishes a lesson and follows its **Next:** link; the last lesson has none."""
+    """A learner finishes a lesson and follows its **Next:** link (**下一课：** in the Chinese
+    lesson); the last lesson has none."""
     names = [path.name for path in NOTEBOOKS]
     for index, path in enumerate(NOTEBOOKS):
         nb = json.loads(path.read_text())
         last = "".join([c for c in nb["cells"] if c["cell_type"] == "markdown"][-1]["source"])
-        targets = re.findall(r"\]\(([0-9][^)]*\.ipynb)\)", last.split("**Next:**")[-1])
+        targets = re.findall(r"\]\(([0-9][^)]*\.ipynb)\)", NEXT.split(last)[-1])
         if index == len(NOTEBOOKS) - 1:
-            assert "**Next:**" not in last, f"{path.name} is the last lesson"
+            assert not NEXT.search(last), f"{path.name} is the last lesson"
             continue
-        assert "**Next:**" in last, f"{path.name}: no **Next:** link in its last cell"
+        assert NEXT.search(last), f"{path.name}: no **Next:** link in its last cell"
         assert targets and set(targets) <= set(names), f"{path.name}: broken link {targets}"
         assert names[index + 1] in targets, f"{path.name} skips {names[index + 1]}"
 

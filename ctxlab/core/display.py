@@ -23,6 +23,10 @@ from functools import lru_cache
 
 __all__ = ["clip", "display_width", "pad", "wrap"]
 
+#: The widest printed line a notebook shows whole: JupyterLab's output area fits about 107
+#: columns at a 1280 px window and breaks a longer line anywhere, even inside a word
+#: ("superse|ded"), so printed legends are wrapped at spaces to this width.
+NOTEBOOK_COLUMNS = 96
 #: Punctuation a line must not start with (it belongs to the end of the previous line).
 NO_LINE_START = frozenset("，。、；：！？）」』”’》〉】〕…,.;:!?)]}%")
 #: Punctuation a line must not end with (it belongs to the start of the next line).

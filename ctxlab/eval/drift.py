@@ -32,6 +32,7 @@ from typing import Any
 
 from agents import Agent
 
+from ..core.display import NOTEBOOK_COLUMNS, wrap
 from ..course.drifting import DriftingSummarizer
 from ..facts.typed import ALL_FACT_KINDS, facts_in_text
 from ..sessions import SummarizingSession
@@ -140,12 +141,15 @@ class DriftReport:
                 f"{row.label:<{width}}  {s.current_rate or 0:>7.1%}  {s.use_stale:>5}  "
                 f"{a['correct']:>7}  {a['unsure']:>7}  {a['wrong']:>5}  {a['missing']:>4}  "
                 f"{s.summary_calls:>5}  {s.token_ratio or 0:>7.1%}")
-        lines.append(f"drift: rate {self.rate} per fold, seed {self.seed}; current = probed "
-                     "facts the view presents as current; stale = model calls presenting a "
-                     "superseded value as current; answers to the "
-                     f"{self.rows[0].asked} asked probes: correct, asks to confirm, states a "
-                     "wrong value, states none; calls = summarizer calls (a rebuild is a "
-                     "fold that reads the raw log), counted in vs full")
+        legend = (f"drift: rate {self.rate} per fold, seed {self.seed}; current = probed "
+                  "facts the view presents as current; stale = model calls presenting a "
+                  "superseded value as current; answers to the "
+                  f"{self.rows[0].asked} asked probes: correct, asks to confirm, states a "
+                  "wrong value, states none; calls = summarizer calls (a rebuild is a "
+                  "fold that reads the raw log), counted in vs full")
+        # wrapped at spaces: a notebook's output area breaks an over-long line anywhere,
+        # even inside a word ("superse|ded")
+        lines += wrap(legend, max(len(lines[0]), NOTEBOOK_COLUMNS))
         return "\n".join(lines)
 
 

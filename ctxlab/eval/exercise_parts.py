@@ -53,8 +53,8 @@ _WORDS: dict[str, dict[str, str]] = {
                        "this exercise",
     },
     "zh": {
-        "not_library": "{what}应该是 ctxlab 的 {names}，这里却是 {got}：练习要用库里真正的记忆"
-                       "组件，而不是自己拼好答案的替身",
+        "not_library": "{what}应该是 ctxlab 的 {names}，这里却是 {got}：这个练习要用库里现成的"
+                       "记忆组件，而不是一个预先写好答案的替代品",
         "replaces": "{what}（{cls}）改写了 {changed}：这个练习用库里现成的记忆组件；自己写会话"
                     "是第 02b 课的练习",
         "session_replaces": "会话（{cls}）改写了 {changed}：这个练习用库里现成的记忆组件；自己"

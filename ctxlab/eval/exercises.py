@@ -427,7 +427,7 @@ async def check_zh_memory_setup(make_session: Any, make_manager: Any = None, *,
 
     if make_session is None:
         return CheckResult(None, "先在上面的单元格里填好 `make_session`（`make_manager` 可以"
-                                 "留作 None），运行它，再运行这个检查", "zh")
+                                 "设为 None）并运行，再运行这个检查", "zh")
     if not callable(make_session) or (make_manager is not None and not callable(make_manager)):
         return CheckResult(False, "`make_session` 应该是一个函数，`make_manager` 是函数或 "
                                   "None（例如 lambda）", "zh")
@@ -460,8 +460,8 @@ async def check_zh_memory_setup(make_session: Any, make_manager: Any = None, *,
                                  for question, _, _ in ZH_EXERCISE_QUESTIONS])
     for (question, _, old), record in zip(ZH_EXERCISE_QUESTIONS, records, strict=True):
         if old and old in record.reply:
-            return CheckResult(False, f"问“{question}”时，智能体答的是旧号码 {old}：这个记忆把"
-                                      "已经换掉的值当成了当前值", "zh")
+            return CheckResult(False, f"问“{question}”时，智能体给出的是旧号码 {old}：这个记忆把"
+                                      "已经作废的旧值当成了当前值", "zh")
     missed = [expected for (_, expected, _), record in zip(ZH_EXERCISE_QUESTIONS, records,
                                                            strict=True)
               if expected not in record.reply]
@@ -474,10 +474,10 @@ async def check_zh_memory_setup(make_session: Any, make_manager: Any = None, *,
                 if cost.folds else ""))
     if used > full * ZH_EXERCISE_RATIO:
         return CheckResult(False, f"三个问题都答对了，但{spent}；目标是不超过 "
-                                  f"{ZH_EXERCISE_RATIO:.0%}。每次调用（包括每次摘要压缩）都要"
-                                  "算钱：还有哪些内容不必每一轮都发给模型？", "zh")
-    return CheckResult(True, f"新手机号、冰箱型号和客户要求都答对了；{spent}（每次模型调用"
-                             "都算在内）", "zh")
+                                  f"{ZH_EXERCISE_RATIO:.0%}。每一次模型调用（包括摘要压缩）都要"
+                                  "计费：还有哪些内容不必每一轮都发给模型？", "zh")
+    return CheckResult(True, f"新手机号、冰箱型号和客户要求都答对了；{spent}（已计入每一次"
+                             "模型调用）", "zh")
 
 
 # ---------------------------------------------------------------------------- lesson 06

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from agents import RunConfig, Runner, SQLiteSession
 
+from ..core.display import NOTEBOOK_COLUMNS, wrap
 from ..course.offline import catalog
 from ..course.team.tools import order_record
 from .planted_data import _FIRST, _LAST
@@ -211,8 +212,8 @@ def preload_table(score: PreloadScore) -> str:
             ("replies missing a tool value", *d["wrong_replies"])]
     lines = [f"{'':<30}{'without':>10}{'with preload':>14}", "-" * 54]
     lines += [f"{label:<30}{a:>10,}{b:>14,}" for label, a, b in rows]
-    lines.append(f"({d['chats']} chats; {d['tool_calls_saved']} model tool calls saved; "
-                 f"{d['wasted_preloads']} preloaded calls wasted on turns that needed none, "
-                 f"{d['derailed']} of those replies changed by them; {d['missed']} turns "
-                 "where the model still had to call a tool)")
+    lines += wrap(f"({d['chats']} chats; {d['tool_calls_saved']} model tool calls saved; "
+                  f"{d['wasted_preloads']} preloaded calls wasted on turns that needed none, "
+                  f"{d['derailed']} of those replies changed by them; {d['missed']} turns "
+                  "where the model still had to call a tool)", NOTEBOOK_COLUMNS)
     return "\n".join(lines)

@@ -46,7 +46,7 @@ Item = dict[str, Any]
 
 #: The user line before a handover summary (as a summarizing session's shadow prompt).
 HANDOVER_PROMPT = "You are taking over this case. What has happened so far?"
-HANDOVER_PROMPT_ZH = "这个案子交给你了。之前都处理了什么？"
+HANDOVER_PROMPT_ZH = "这位客户现在由你接手。之前都处理到哪一步了？"
 
 
 def handoff_items(data: Any) -> tuple[list[Item], list[Item]]:
@@ -222,8 +222,8 @@ async def customer_note(split: IssueSplit, subject: str, body: str = "") -> str:
     await before_issues.feed(split.customer_items())  # for every issue; promises only when
     customer = _customer_text(everything.state, before_issues.state)  # made before any issue
     if zh:
-        head = f"案子交接：{subject}的问题" + (f"（{'、'.join(others)}的问题另行处理，不在这里）"
-                                              if others else "")
+        head = f"交接单：{subject}的问题" + (f"（{'、'.join(others)}的问题另行处理，不在本单内）"
+                                            if others else "")
     else:
         head = f"Case handover: the {subject} issue" + (
             f" (the {', '.join(others)} issue{'s' if len(others) > 1 else ''} handled "
@@ -235,7 +235,7 @@ _CUSTOMER_WORDS = {
     "en": {"head": "customer: ", "requests": "standing requests: ", "promises": "promised: ",
            "name": "name", "email": "email", "phone": "phone", "member_level": "member level",
            "user_id": "user id", "sep": " | "},
-    "zh": {"head": "客户：", "requests": "客户的要求：", "promises": "已答应客户：",
+    "zh": {"head": "客户信息：", "requests": "客户要求：", "promises": "已答应客户：",
            "name": "姓名", "email": "邮箱", "phone": "手机号", "member_level": "会员等级",
            "user_id": "用户ID", "sep": "；"},
 }

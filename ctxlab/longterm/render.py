@@ -12,12 +12,12 @@ The text is written in the user's language (the language of their latest session
     Earlier, the customer said (found for this message):
     - (2025-03-02) I dropped the laptop off at the FixIt repair shop on Park Row.
 
-    这位客户以前的对话里留下的信息（长期记忆，共2次对话，以最新为准）：
-    资料：姓名 张伟 | 手机号 13912345678
-    客户的要求：
+    该客户的长期记忆（来自此前 2 次对话，以最新信息为准）：
+    基本信息：姓名 张伟 | 手机号 13912345678
+    客户要求：
     - （3月2日）请只用短信联系我，别打电话。
     ...
-    这位客户之前说过的相关的话：
+    客户此前提到的相关内容：
     - （3月2日）我把电脑送到了文三路的快修堂维修店。
 """
 
@@ -42,9 +42,10 @@ _WORDS = {
         "firmware": "firmware", "status": "status",
     },
     "zh": {
-        "head": "这位客户以前的对话里留下的信息（长期记忆，共{n}次对话，以最新为准）：",
-        "profile": "资料：", "preferences": "客户的要求：", "commitments": "说好要办、还没办的事：",
-        "cases": "设备和工单：", "notes": "这位客户之前说过的相关的话：",
+        "head": "该客户的长期记忆（来自此前 {n} 次对话，以最新信息为准）：",
+        "profile": "基本信息：", "preferences": "客户要求：",
+        "commitments": "已答应客户、尚未办完的事：", "cases": "设备与工单：",
+        "notes": "客户此前提到的相关内容：",
         "when": "（{at}）",
         "name": "姓名", "email": "邮箱", "phone": "手机号", "member_level": "会员等级",
         "user_id": "用户ID",

@@ -74,7 +74,7 @@ def test_the_history_ends_with_the_new_phone_number_and_two_unrelated_turns():
 
 def test_a_leaner_memory_than_the_lessons_passes():
     one_turn = verdict(lambda: TrimmingSession("ex-1", max_turns=1), with_state)
-    assert one_turn.passed is True and "每次模型调用都算在内" in one_turn.message
+    assert one_turn.passed is True and "已计入每一次模型调用" in one_turn.message
     assert str(one_turn).startswith("✓ 通过：")
     two_turns = verdict(lambda: TrimmingSession("ex-2", max_turns=2),
                         lambda s: with_state(s, max_milestones=0))

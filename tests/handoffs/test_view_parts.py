@@ -41,7 +41,7 @@ def test_memory_inputs_are_split_into_structured_notes_and_the_turn():
     structured = ("Long-term memory of this customer, from 1 earlier conversation (latest "
                   "values):\nstanding requests:\n- (d1) Please reach me by email only.")
     notes = "Earlier, the customer said (found for this message):\n- (d1) The FixIt shop."
-    zh_notes = "这位客户之前说过的相关的话：\n- （3月2日）我把电脑送到了维修店。"
+    zh_notes = "客户此前提到的相关内容：\n- （3月2日）我把电脑送到了维修店。"
     question = {"role": "user", "content": "Is that shop open?"}
     assert [p for p, _ in memory_input_parts([developer_message(structured), question])] == [
         "long-term: structured", "this turn"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from itertools import takewhile
 
 from lesson_outputs import Lesson, number_after, numbers
 
@@ -22,12 +23,21 @@ def test_the_write_happens_after_end_session_returns_and_keeps_what_the_prose_sa
 
 def test_day_four_answers_without_and_with_memory():
     shown = LESSON.output("later")
-    rows = [line for line in shown.splitlines() if line.strip() and not line.startswith("day ")]
-    assert len(rows) == 6  # "all six"
-    for row in rows:
-        without = row[46:80]
-        assert without.startswith(("I don't see", "Sorry, I can't find"))
-    with_it = [row[80:] for row in rows]
+    # one block per question: the question, "  without: ...", "  with it: ...", each answer
+    # wrapped on lines starting with 11 spaces
+    blocks = [block.splitlines() for block in shown.split("\n\n")[1:]]
+    assert len(blocks) == 6  # "all six"
+
+    def answer(lines: list[str], label: str) -> str:
+        at = next(n for n, line in enumerate(lines) if line.startswith(f"  {label}: "))
+        rest = [line.strip() for line in takewhile(lambda line: line.startswith(" " * 11),
+                                                   lines[at + 1:])]
+        return " ".join([lines[at][len(f"  {label}: "):], *rest])
+
+    for lines in blocks:
+        assert answer(lines, "without").startswith(("I don't see", "Sorry, I can't find"))
+        assert max(len(line) for line in lines) <= 100  # no line the output area must break
+    with_it = [answer(lines, "with it") for lines in blocks]
     assert with_it[0].startswith("You mentioned this on 2025-03-02")
     assert "K5T7MQSJB3HM" in with_it[1] and "TCK-37972" in with_it[2]
     assert "sofia.nakamura@example.com" in with_it[3]
@@ -38,7 +48,7 @@ def test_day_four_answers_without_and_with_memory():
 
 def test_the_chinese_day_four():
     shown = LESSON.output("zh")
-    assert "这位客户之前说过的相关的话：" in shown and "极客修维修店" in shown
+    assert "客户此前提到的相关内容：" in shown and "极客修维修店" in shown
     for expected in ("极客修", "H2MRY70LWD3W", "TCK-25295", "13983778863", "短信", "寄修标签"):
         assert shown.count(expected) >= 2  # in the recollection and in an answer
     assert "维修店" in LESSON.markdown("zh-md")

@@ -53,7 +53,9 @@ SETTINGS_OVERRIDES = {
         "fetchNews": "false",
         "checkForUpdates": False,
     },
-    "@jupyterlab/notebook-extension:tracker": {"autoStartDefaultKernel": True},
+    # every cell rendered, not only those scrolled into view: outputs are measured whole
+    "@jupyterlab/notebook-extension:tracker": {"autoStartDefaultKernel": True,
+                                               "windowingMode": "none"},
 }
 SERVER_START_TIMEOUT = 60.0
 UI_TIMEOUT_MS = 60_000
@@ -374,7 +376,7 @@ def test_widgets_render_and_scrub_in_jupyterlab(sync_api: Any, lab: JupyterLab) 
 LONG_CONVERSATION_CELL = """\
 import ipywidgets as widgets
 from ctxlab import TrimmingSession
-from ctxlab.viz.widgets import ReplayView
+from ctxlab.viz.widgets import ReplayView, SessionView
 
 def long_conversation(turns):
     items = []
@@ -399,8 +401,8 @@ long_view
 
 # The first edition's layout, kept so that the test shows it catches it: the body has a
 # fixed height and the rows inside it may shrink (ipywidgets boxes are flex containers
-# whose children shrink), the widget is as tall as its parts, and the new-input line is
-# empty after the last turn.
+# whose children shrink), the widget is as tall as its parts, the new-input line is
+# empty after the last turn, and every turn has its row.
 FIRST_EDITION_CELL = """\
 class FirstEditionLayout(ReplayView):
     HEIGHT = None
@@ -414,8 +416,9 @@ class FirstEditionLayout(ReplayView):
         return "" if final else ReplayView._new_input_html(fresh, final=final)
 
     def _render(self, step):
-        super()._render(step)
         view = self.session_view
+        view.collapse_at = None
+        super()._render(step)
         for part in (view, view.header, view.legend, view.groups_box, view.detail):
             part.layout.flex = None
         for row, _label, _chips in view._rows:
@@ -424,6 +427,22 @@ class FirstEditionLayout(ReplayView):
 broken_view = await FirstEditionLayout.record(
     conversation, TrimmingSession("broken", max_turns=3), title="first edition layout")
 broken_view
+"""
+
+# The second edition's layout: rows at their natural height, but every turn has its row
+# (the view opens on turn 1, the turns the model is sent ~3,700 px below) and a clicked
+# chip's full text appears under the last row.
+SECOND_EDITION_CELL = """\
+class SecondEditionLayout(ReplayView):
+    def _render(self, step):
+        view = self.session_view
+        view.collapse_at = None
+        view._place_detail = lambda _position: SessionView._place_detail(view, None)
+        super()._render(step)
+
+second_view = await SecondEditionLayout.record(
+    conversation, TrimmingSession("second", max_turns=3), title="second edition layout")
+second_view
 """
 
 LONG_TURNS = 100
@@ -495,17 +514,80 @@ def _go(page: Any, root: Any, step: int) -> None:
     _wait_for_step(root, step)
 
 
-def _wait_for_step(root: Any, step: int) -> None:
-    # JupyterLab renders cells lazily as they scroll into view: measure what a learner sees
+def _wait_for_step(root: Any, step: int, rows: int | None = None) -> None:
+    """Wait until snapshot ``step`` is drawn: its status line, and ``rows`` turn rows (by
+    default one per turn stored before it: every turn shown)."""
     root.scroll_into_view_if_needed(timeout=LONG_UI_TIMEOUT_MS)
     root.locator(".ctxlab-replay-status", has_text=f"({step} of {SNAPSHOTS})").wait_for(
         timeout=LONG_UI_TIMEOUT_MS)
-    # the chips of that snapshot are drawn: one row per turn stored before it
-    rows = min(step - 1, LONG_TURNS)
+    rows = min(step - 1, LONG_TURNS) if rows is None else rows
     root.page.wait_for_function(
         "([el, n]) => el.querySelectorAll('.ctxlab-replay-body .ctxlab-group').length === n",
         arg=[root.element_handle(), rows], polling=250, timeout=LONG_UI_TIMEOUT_MS,
     )
+
+
+#: Where the turns the model is sent start, in the body as it opens (not scrolled).
+OPENS_AT_JS = """
+root => {
+  const body = root.querySelector('.ctxlab-replay-body');
+  const frame = body.getBoundingClientRect();
+  const rows = [...body.querySelectorAll('.ctxlab-session-view .ctxlab-group')];
+  const sent = rows.find(r => r.querySelector('.ctxlab-state-kept, .ctxlab-state-summary'));
+  return {scrollTop: body.scrollTop, clientHeight: body.clientHeight,
+          sentTop: sent ? sent.getBoundingClientRect().top - frame.top + body.scrollTop : null,
+          sentBottom: sent ? sent.getBoundingClientRect().bottom - frame.top + body.scrollTop
+                           : null};
+}
+"""
+
+#: Where the detail pane is, relative to the chip at ledger index ``index`` and the body.
+DETAIL_AT_JS = """
+(root, index) => {
+  const body = root.querySelector('.ctxlab-replay-body');
+  const chip = body.querySelector('button.ctxlab-chip.ctxlab-index-' + index);
+  const pane = body.querySelector('.ctxlab-detail-pane');
+  const c = chip.getBoundingClientRect(), d = pane.getBoundingClientRect();
+  const frame = body.getBoundingClientRect();
+  return {gap: d.top - c.bottom, paneTop: d.top - frame.top, chipTop: c.top - frame.top,
+          clientHeight: body.clientHeight,
+          text: pane.querySelector('.ctxlab-detail-text').innerText.slice(0, 60)};
+}
+"""
+
+
+def opening_problems(opened: dict[str, Any]) -> list[str]:
+    """What is wrong with where a replay opens (empty: the model's view is in sight)."""
+    if opened["sentTop"] is None:
+        return ["no row holds an item the model is sent"]
+    if opened["scrollTop"] or opened["sentBottom"] > opened["clientHeight"]:
+        return [f"the turns the model is sent start {opened['sentTop']:,.0f} px down a "
+                f"{opened['clientHeight']} px body (scrolled {opened['scrollTop']} px)"]
+    return []
+
+
+def detail_problems(placed: dict[str, Any]) -> list[str]:
+    """What is wrong with where a clicked chip's full text appears (empty: right under it,
+    in sight)."""
+    problems = []
+    if not 0 <= placed["gap"] <= 40:
+        problems.append(f"the detail pane is {placed['gap']:,.0f} px from the clicked chip")
+    if not 0 <= placed["paneTop"] <= placed["clientHeight"] - 20:
+        problems.append(f"the detail pane starts {placed['paneTop']:,.0f} px down a "
+                        f"{placed['clientHeight']} px body: out of sight")
+    return problems
+
+
+def _detail_of(page: Any, root: Any, index: int) -> dict[str, Any]:
+    """Click the chip of ledger item ``index`` and measure where its full text appears."""
+    root.locator(f".ctxlab-replay-body button.ctxlab-chip.ctxlab-index-{index}").click()
+    root.locator(".ctxlab-detail-text").wait_for()
+    page.wait_for_function(
+        "([el, i]) => el.querySelector('.ctxlab-detail-pane b') && el.querySelector("
+        "'.ctxlab-detail-pane b').innerText.startsWith('#' + i + ' ')",
+        arg=[root.element_handle(), index], polling=250, timeout=LONG_UI_TIMEOUT_MS)
+    page.wait_for_timeout(300)  # the pane's new place is drawn
+    return root.evaluate(DETAIL_AT_JS, index)
 
 
 def test_a_100_turn_replay_scrolls_and_keeps_its_height(sync_api: Any, lab: JupyterLab) -> None:
@@ -515,6 +597,8 @@ def test_a_100_turn_replay_scrolls_and_keeps_its_height(sync_api: Any, lab: Jupy
     _write_notebook(lab.root / "long.ipynb", (LONG_CONVERSATION_CELL, LONG_REPLAY_CELL))
     _write_notebook(lab.root / "long_first_edition.ipynb",
                     (LONG_CONVERSATION_CELL, FIRST_EDITION_CELL))
+    _write_notebook(lab.root / "long_second_edition.ipynb",
+                    (LONG_CONVERSATION_CELL, SECOND_EDITION_CELL))
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
@@ -530,9 +614,22 @@ def test_a_100_turn_replay_scrolls_and_keeps_its_height(sync_api: Any, lab: Jupy
                 _assert_no_errors(page)
                 view = page.locator(".ctxlab-replay-view")
 
+                # It opens at the last model call on what the model is sent: turns 1-97 are
+                # one row, turns 98-100 right under it.
+                _wait_for_step(view, SNAPSHOTS, rows=3)
+                opened = view.evaluate(OPENS_AT_JS)
+                assert opening_problems(opened) == [], opened
+                assert "97 turns not sent" in view.locator(".ctxlab-unsent-toggle").inner_text()
+                view.screenshot(path=str(ARTIFACTS / "replay_100_turns_opened.png"))
+                # Every turn on request; a chip of turn 2 shows its text right under it.
+                view.locator(".ctxlab-unsent-toggle").click()
+                _wait_for_step(view, SNAPSHOTS)
+                early = _detail_of(page, view, 2)
+                assert detail_problems(early) == [], early
+                assert "Turn 2:" in early["text"], early
+
                 # Scrub the replay: the last snapshot, back one, far back, the start, then
                 # forward again, with a chip's full text open; measure every stop.
-                _wait_for_step(view, SNAPSHOTS)
                 seen = {SNAPSHOTS: view.evaluate(LAYOUT_JS)}
                 view.locator(".ctxlab-prev").click()
                 _wait_for_step(view, SNAPSHOTS - 1)
@@ -575,7 +672,24 @@ def test_a_100_turn_replay_scrolls_and_keeps_its_height(sync_api: Any, lab: Jupy
                 assert "chips stick out of their row" in found, old
                 assert "rows squashed" in found and "does not scroll" in found, old
                 assert abs(old["height"] - old_last["height"]) > 1, (old, old_last)
-                print(f"100-turn replay: rows {late['row']:.0f} px around {late['chip']:.0f} px "
+
+                # ... and the second edition's: the model's view far down, the detail far off.
+                _open_and_run_all(page, lab, "long_second_edition.ipynb?reset")
+                page.set_default_timeout(LONG_UI_TIMEOUT_MS)
+                second = page.locator(".ctxlab-replay-view")
+                second.wait_for()
+                _assert_no_errors(page)
+                _wait_for_step(second, SNAPSHOTS)
+                old_opened = second.evaluate(OPENS_AT_JS)
+                old_early = _detail_of(page, second, 2)
+                assert "the turns the model is sent start" in " ".join(
+                    opening_problems(old_opened)), old_opened
+                assert "from the clicked chip" in " ".join(detail_problems(old_early)), old_early
+                print(f"100-turn replay: opens with the model's view {opened['sentTop']:.0f} px "
+                      f"down a {opened['clientHeight']} px body (first edition: "
+                      f"{old_opened['sentTop']:,.0f} px); a turn-2 chip's detail "
+                      f"{early['gap']:.0f} px under it (first edition: {old_early['gap']:,.0f} "
+                      f"px); rows {late['row']:.0f} px around {late['chip']:.0f} px "
                       f"chips, body scrollHeight {late['scrollHeight']} px in "
                       f"{late['clientHeight']} px, height {late['height']:.0f} px at every "
                       f"stop; first edition: {found}; height {old_last['height']:.0f} -> "
@@ -584,3 +698,193 @@ def test_a_100_turn_replay_scrolls_and_keeps_its_height(sync_api: Any, lab: Jupy
                 page.screenshot(path=str(ARTIFACTS / "jupyterlab_long_replay.png"))
         finally:
             browser.close()
+
+
+# ------------------------------------------------------------------------- text as a reader sees it
+
+#: The first edition's drift legend: one 331-column line, which JupyterLab's output area
+#: (``word-break: break-all``) broke inside words ("superse|ded"). Kept to show the
+#: measurement catches it.
+OLD_DRIFT_LEGEND = (
+    "drift: rate 0.5 per fold, seed 0; current = probed facts the view presents as current; "
+    "stale = model calls presenting a superseded value as current; answers to the 53 asked "
+    "probes: correct, asks to confirm, states a wrong value, states none; calls = summarizer "
+    "calls (a rebuild is a fold that reads the raw log), counted in vs full")
+
+#: Soft line breaks inside a word in each output <pre>: every place where the browser
+#: wrapped a line between two letters or digits (a break the text did not ask for).
+BROKEN_WORDS_JS = """
+n => {
+  const cell = document.querySelectorAll('.jp-Cell')[n];
+  const broken = [];
+  cell.querySelectorAll('.jp-OutputArea-output pre').forEach(pre => {
+    const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent;
+      let top = null;
+      for (let i = 0; i < text.length; i++) {
+        if (text[i] === '\\n') { top = null; continue; }
+        range.setStart(node, i); range.setEnd(node, i + 1);
+        const rect = range.getClientRects()[0];
+        if (!rect) continue;
+        if (top !== null && rect.top > top + 1 && /\\w/.test(text[i]) && /\\w/.test(text[i - 1])) {
+          const from = text.lastIndexOf(' ', i), to = text.indexOf(' ', i);
+          broken.push(text.slice(from + 1, i) + '|' + text.slice(i, to < 0 ? undefined : to));
+        }
+        top = rect.top;
+      }
+    }
+  });
+  return {cell: n, broken};
+}
+"""
+
+#: How Chinese renders in the notebook's two fonts (output <pre>, rendered markdown): are
+#: two different characters two different glyphs (tofu boxes are all alike), how wide is
+#: a Chinese character against the font size and against a character no font has, and
+#: does any Chinese paragraph or output overflow its box.
+CHINESE_JS = """
+() => {
+  const canvas = document.createElement('canvas');
+  canvas.width = 48; canvas.height = 48;
+  const g = canvas.getContext('2d');
+  const glyph = (ch, font) => {
+    g.clearRect(0, 0, 48, 48); g.font = font; g.fillText(ch, 4, 36);
+    return Array.from(g.getImageData(0, 0, 48, 48).data).join(',');
+  };
+  const width = (host, text) => {
+    const span = document.createElement('span');
+    span.style.whiteSpace = 'pre'; span.textContent = text; host.appendChild(span);
+    const w = span.getBoundingClientRect().width; span.remove(); return w;
+  };
+  const hosts = {
+    output: document.querySelector('.jp-OutputArea-output pre'),
+    markdown: document.querySelector('.jp-MarkdownOutput p, .jp-MarkdownOutput li'),
+  };
+  const fonts = {};
+  for (const [name, host] of Object.entries(hosts)) {
+    const style = getComputedStyle(host);
+    const font = style.fontSize + ' ' + style.fontFamily;
+    fonts[name] = {
+      distinct: glyph('冰', font) !== glyph('箱', font),
+      em: parseFloat(style.fontSize), chinese: width(host, '冰箱型号') / 4,
+      missing: width(host, '\\uE000\\uE000\\uE000\\uE000') / 4,
+    };
+  }
+  const overflowing = [...document.querySelectorAll(
+      '.jp-OutputArea-output pre, .jp-MarkdownOutput p, .jp-MarkdownOutput li')]
+    .filter(el => /[\\u4e00-\\u9fff]/.test(el.textContent) && el.scrollWidth > el.clientWidth + 1)
+    .map(el => el.textContent.slice(0, 40));
+  return {fonts, overflowing};
+}
+"""
+
+
+def chinese_problems(measured: dict[str, Any]) -> list[str]:
+    """What is wrong with how Chinese renders (empty: real glyphs, full width, in its box)."""
+    problems = []
+    for name, font in measured["fonts"].items():
+        if not font["distinct"]:
+            problems.append(f"{name}: 冰 and 箱 draw the same glyph (boxes: no CJK font)")
+        if font["chinese"] < 0.9 * font["em"] or abs(font["chinese"] - font["missing"]) < 0.5:
+            problems.append(f"{name}: a Chinese character is {font['chinese']:.1f} px wide at "
+                            f"{font['em']:.0f} px, a missing glyph {font['missing']:.1f} px")
+    if measured["overflowing"]:
+        problems.append(f"Chinese text overflows its box: {measured['overflowing']}")
+    return problems
+
+
+def _lesson_cell(name: str, contains: str) -> dict[str, Any]:
+    lesson = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+    return next(c for c in lesson.cells if contains in c.source)
+
+
+def _stored_outputs_notebook(path: Path) -> list[str]:
+    """A notebook of lesson cells with their committed outputs (nothing is executed), and
+    one cell with the first edition's drift legend; returns what each cell is."""
+    cells = [
+        ("03 drift table", _lesson_cell("03_summarizing.ipynb", "drift_report(")),
+        ("10 day four", _lesson_cell("10_memory_across_sessions.ipynb", "day four")),
+        ("05b goals", _lesson_cell("05b_chinese_conversations.ipynb", "In this lesson you")),
+        ("05b conversation", _lesson_cell("05b_chinese_conversations.ipynb", "describe_items(")),
+        ("05b answers", _lesson_cell("05b_chinese_conversations.ipynb", "answer_table(")),
+    ]
+    old = nbformat.v4.new_code_cell("print(report.table())")
+    old.outputs = [nbformat.v4.new_output("stream", name="stdout", text=OLD_DRIFT_LEGEND + "\n")]
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nb.cells = [cell for _, cell in cells] + [old]
+    nbformat.write(nb, path)
+    return [name for name, _ in cells] + ["first edition's drift legend"]
+
+
+#: Common laptop and desktop widths: where a line breaks depends on the width.
+TEXT_WIDTHS = (1280, 1440, 1920)
+
+
+def _measure_text(sync_api: Any, lab: JupyterLab, env: dict[str, str] | None = None
+                  ) -> tuple[dict[int, list[dict[str, Any]]], dict[str, Any]]:
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                     args=CHROMIUM_ARGS, env=env)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1000})
+            page.set_default_timeout(UI_TIMEOUT_MS)
+            page.goto(f"{lab.url}/lab/tree/text.ipynb?reset")
+            page.wait_for_selector(".jp-NotebookPanel .jp-OutputArea-output pre")
+            page.wait_for_selector(".jp-MarkdownOutput p, .jp-MarkdownOutput li")
+            page.wait_for_timeout(1000)  # fonts and layout settle
+            broken: dict[int, list[dict[str, Any]]] = {}
+            for width in TEXT_WIDTHS if env is None else ():
+                page.set_viewport_size({"width": width, "height": 1000})
+                page.wait_for_timeout(500)
+                broken[width] = []
+                for n in range(page.locator(".jp-Cell").count()):
+                    # in view first: JupyterLab skips the layout of cells out of sight
+                    page.locator(".jp-Cell").nth(n).scroll_into_view_if_needed()
+                    page.wait_for_timeout(200)
+                    broken[width].append(page.evaluate(BROKEN_WORDS_JS, n))
+            page.set_viewport_size({"width": 1280, "height": 1000})
+            page.locator(".jp-MarkdownOutput").first.scroll_into_view_if_needed()
+            page.wait_for_timeout(300)
+            chinese = page.evaluate(CHINESE_JS)
+            page.screenshot(path=str(ARTIFACTS / ("text_in_jupyterlab"
+                                                  f"{'_no_cjk_font' if env else ''}.png")),
+                            full_page=True)
+            return broken, chinese
+        finally:
+            browser.close()
+
+
+def test_words_stay_whole_and_chinese_renders_in_jupyterlab(sync_api: Any, lab: JupyterLab,
+                                                             tmp_path: Path) -> None:
+    """Lesson outputs as a learner sees them at 1280-1920 px: no line is broken inside a word
+    (03's drift legend, 10's day-four answers), and Chinese draws real, full-width glyphs
+    that stay in their boxes (05b). The same measurements catch the first edition's legend
+    and a browser without a CJK font (fontconfig limited to DejaVu: boxes)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    names = _stored_outputs_notebook(lab.root / "text.ipynb")
+    broken, chinese = _measure_text(sync_api, lab)
+    old_breaks = []
+    for width, cells in broken.items():
+        by_name = {names[b["cell"]]: b["broken"] for b in cells}
+        for name in ("03 drift table", "10 day four", "05b conversation", "05b answers"):
+            assert by_name[name] == [], (width, name, by_name[name])
+        old_breaks += by_name["first edition's drift legend"]
+    assert old_breaks, ("the measurement missed the first edition's broken words", broken)
+    assert chinese_problems(chinese) == [], chinese
+
+    # A browser without a CJK font: the measurements must see the boxes.
+    config = tmp_path / "fonts-without-cjk.conf"
+    config.write_text(
+        "<?xml version='1.0'?><!DOCTYPE fontconfig SYSTEM 'fonts.dtd'><fontconfig>"
+        "<dir>/usr/share/fonts/truetype/dejavu</dir>"
+        f"<cachedir>{tmp_path / 'fontconfig-cache'}</cachedir></fontconfig>")
+    _, boxes = _measure_text(sync_api, lab, {**os.environ, "FONTCONFIG_FILE": str(config)})
+    found = " | ".join(chinese_problems(boxes))
+    assert "draw the same glyph" in found and "a missing glyph" in found, boxes
+    print(f"text at {TEXT_WIDTHS} px: no word broken in {', '.join(names[:-1])}; the first "
+          f"edition's legend broke {old_breaks}; Chinese: {chinese['fonts']}; without a CJK "
+          f"font: {found}")

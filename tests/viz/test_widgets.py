@@ -637,3 +637,69 @@ def test_session_view_follows_the_session_live():
         assert len(live.chip_entries) == 3  # closed: no longer follows
 
     arun(go())
+
+
+# ------------------------------------------------------------------------- long conversations
+
+
+def _chat(turns: int) -> list[dict[str, Any]]:
+    return [item for n in range(1, turns + 1)
+            for item in (user(f"Turn {n}: error {n}."), assistant(f"Try step {n}."))]
+
+
+def _rows(view: SessionView) -> list[str]:
+    """groups_box's children by kind: a turn's label, 'run', or 'detail'."""
+    out = []
+    for child in view.groups_box.children:
+        if child is view.detail:
+            out.append("detail")
+        elif "ctxlab-unsent-run" in child._dom_classes:
+            out.append("run")
+        else:
+            out.append(next(c for c in child._dom_classes if c.startswith("ctxlab-group-")))
+    return out
+
+
+def test_unsent_runs_are_long_runs_of_turns_the_model_is_not_sent():
+    from ctxlab.viz.widgets.chips import unsent_runs
+
+    session = TrimmingSession("runs", max_turns=2)
+    arun(session.add_items(_chat(8)))
+    groups = group_entries(arun(session.ledger()))
+    assert unsent_runs(groups, 3) == [range(0, 6)]
+    assert unsent_runs(groups, 7) == [] and unsent_runs(groups, None) == []
+    assert unsent_runs(groups[:2] + groups[6:], 3) == []  # 2 unsent turns: shown as they are
+
+
+def test_a_long_view_opens_on_what_the_model_is_sent_and_opens_the_rest_on_request():
+    session = TrimmingSession("long", max_turns=3)
+    arun(session.add_items(_chat(100)))
+    view = SessionView(arun(session.ledger()))
+    assert _rows(view) == ["run", "ctxlab-group-turn-98", "ctxlab-group-turn-99",
+                           "ctxlab-group-turn-100"]
+    toggle = view._run_rows[0][2]
+    assert toggle.description == "▸ show 97 turns not sent"
+    assert "194 items not sent: 194 dropped" in view._run_rows[0][3].value
+    toggle.click()
+    assert len(_rows(view)) == 101 and _rows(view)[1] == "ctxlab-group-turn-1"
+    assert toggle.description == "▾ hide these 97 turns"
+    toggle.click()
+    assert len(_rows(view)) == 4
+    # the broken variant: every turn its row (the second edition's view)
+    assert len(_rows(SessionView(arun(session.ledger()), collapse_at=None))) == 100
+    with pytest.raises(ValueError, match="collapse_at"):
+        SessionView(collapse_at=0)
+
+
+def test_a_chips_full_text_opens_right_under_its_row():
+    session = TrimmingSession("detail", max_turns=3)
+    arun(session.add_items(_chat(20)))
+    view = SessionView(arun(session.ledger()))
+    assert view.detail in view.children and "detail" not in _rows(view)  # nothing selected
+    view.chips[-4].click()  # turn 19's user message
+    assert _rows(view)[-3:] == ["ctxlab-group-turn-19", "detail", "ctxlab-group-turn-20"]
+    assert view.detail not in view.children and "#36 · turn 19" in view.detail.value
+    view.select(0)  # a dropped item in the collapsed run: the pane is under the run's row
+    assert _rows(view)[:2] == ["run", "detail"]
+    view.toggle_unsent()
+    assert _rows(view)[:3] == ["run", "ctxlab-group-turn-1", "detail"]  # the "hide" row

@@ -239,19 +239,27 @@ def _statements_answer_zh(constraints: Sequence[str] | None,
                           commitments: Sequence[str] | None) -> str:
     parts = []
     if constraints is not None:
-        parts.append(_quoted("您之前特别交代过", constraints) if constraints else
+        parts.append(_quoted("您{when}特别交代过", constraints) if constraints else
                      "我这边没看到您提过什么特别的要求。有什么需要我们注意的，您随时说。")
     if commitments is not None:
-        parts.append(_quoted("我们之前答应过您", commitments) if commitments else
+        parts.append(_quoted("我们{when}答应过您", commitments) if commitments else
                      "我这边没查到我们答应过、还没办完的事。")
     return "\n".join(parts)
 
 
+#: A remembered sentence's date, as long-term memory writes it: "（3月2日）请只用短信联系我。"
+_DATED_ZH = re.compile(r"^[(（]([^)）]{1,20})[)）]\s*")
+
+
 def _quoted(lead: str, said: Sequence[str]) -> str:
-    """``lead：“…”`` for one sentence, a numbered list under ``lead`` for several."""
+    """``lead：“…”`` for one sentence, a numbered list under ``lead`` for several. ``lead``
+    has a ``{when}`` slot: a dated sentence's date goes there, out of the quote
+    ("您3月2日特别交代过：“…”"); without a date it reads 之前."""
     if len(said) == 1:
-        return f"{lead}：“{_sentence_zh(said[0])}”"
-    return "\n".join([f"{lead}这几点：",
+        dated = _DATED_ZH.match(said[0])
+        when, text = (dated.group(1), said[0][dated.end():]) if dated else ("之前", said[0])
+        return f"{lead.format(when=when)}：“{_sentence_zh(text)}”"
+    return "\n".join([f"{lead.format(when='之前')}这几点：",
                       *(f"{n}. {_sentence_zh(s)}" for n, s in enumerate(said, 1))])
 
 

@@ -114,7 +114,7 @@ def mention_reply(found: str | None, language: str) -> str:
     """Quote what the customer mentioned (with when, if a memory note dates it)."""
     if found is None:
         if language == "zh":
-            return "抱歉，我在我们的对话记录里没找到您说的是哪一个，能再说一下名字或者地址吗？"
+            return "抱歉，之前的对话记录里我没找到您说的是哪一个，方便再说一下名称或地址吗？"
         return ("Sorry, I can't find what you mentioned in our conversation. Could you tell me "
                 "the name or the address again?")
     dated = _DATED.match(found)

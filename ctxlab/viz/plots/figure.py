@@ -8,10 +8,10 @@ Every plot therefore fits in :data:`NOTEBOOK_WIDTH` inches, and no text is small
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import matplotlib.pyplot as plt
-from matplotlib.figure import Figure
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 #: The widest figure (inches at 100 dpi) a notebook shows without scaling it down.
 NOTEBOOK_WIDTH = 9.0
@@ -21,7 +21,10 @@ SMALL_FONT = 9.0
 
 def new_figure(figsize: tuple[float, float], **kwargs: Any) -> tuple[Figure, Any]:
     """A figure and its axes, not kept in pyplot's list of open figures (Jupyter still
-    renders the returned Figure once)."""
+    renders the returned Figure once). pyplot is imported here, when a plot is drawn, not
+    when a lesson imports its plot functions."""
+    import matplotlib.pyplot as plt
+
     fig, axes = plt.subplots(figsize=figsize, **kwargs)
     plt.close(fig)
     return fig, axes

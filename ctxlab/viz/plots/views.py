@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-from matplotlib.figure import Figure
-from matplotlib.patches import Patch
+from typing import TYPE_CHECKING, Any
 
 from ...core.items import is_user_message, item_kind, item_text
 from ...core.tokens import count_item_tokens, count_tokens
 from ...handoffs.issues import CUSTOMER, split_issues
 from ...longterm.render import HEADERS, NOTES_HEADERS
 from .figure import NOTEBOOK_WIDTH, SMALL_FONT, new_figure
+
+if TYPE_CHECKING:  # matplotlib loads when plot_views draws (lesson 10 imports this module
+    from matplotlib.figure import Figure  # in its first cell)
 
 #: Parts of a view, in stacking order, and their colours (Okabe-Ito).
 PART_COLORS: dict[str, str] = {
@@ -96,6 +96,8 @@ def memory_input_parts(items: Sequence[Mapping[str, Any]]) -> list[tuple[str, in
 def plot_views(rows: Mapping[str, Sequence[tuple[str, int]]], *,
                title: str = "What the receiving agent sees") -> Figure:
     """One horizontal bar per row (a view), its parts stacked in tokens."""
+    from matplotlib.patches import Patch
+
     if not rows:
         raise ValueError("plot_views needs at least one view")
     height = 0.6 + 0.45 * len(rows)

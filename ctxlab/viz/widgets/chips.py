@@ -6,7 +6,7 @@ strategy gets the same display. Shared by the live widgets and their static HTML
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ...core.items import preview
@@ -167,3 +167,31 @@ def group_entries(entries: Iterable[LedgerEntry]) -> list[ChipGroup]:
         groups.append(ChipGroup(current[0], current[1], current[2], current[3], tuple(run),
                                 start))
     return groups
+
+
+#: States of items the model is not sent (the summary, not its folded turns, is sent).
+UNSENT = frozenset({"dropped", "summarized"})
+
+
+def unsent_runs(groups: Sequence[ChipGroup], at_least: int | None) -> list[range]:
+    """Runs of at least ``at_least`` consecutive turn rows whose items are all unsent
+    (dropped, or folded into the summary), as ranges of row positions; ``None``: none.
+
+    A long conversation's view shows them as one row, so the part the model is sent (the
+    summary and the kept turns) is in sight when the view opens, not thousands of pixels
+    below its first turns.
+    """
+    if at_least is None:
+        return []
+    runs: list[range] = []
+    start: int | None = None
+    for n, group in enumerate([*groups, None]):
+        unsent = (group is not None and group.turn is not None
+                  and all(e.state in UNSENT for e in group.entries))
+        if unsent and start is None:
+            start = n
+        elif not unsent and start is not None:
+            if n - start >= max(at_least, 1):
+                runs.append(range(start, n))
+            start = None
+    return runs

@@ -337,3 +337,21 @@ def replay_html(rows: Sequence[str], *, title: str | None = None) -> str:
         "➜ marks the new input)</div>"
         f"{legend_html()}{''.join(rows)}</div>"
     )
+
+
+
+#: How a collapsed run of unsent turns names the states of its items.
+UNSENT_WORDS = {"dropped": "dropped", "summarized": "folded into the summary"}
+
+
+def unsent_run_html(first: int | None, last: int | None, items: int, tokens: int,
+                    states: Mapping[str, int]) -> tuple[str, str]:
+    """A collapsed run of unsent turns: its row label (``turns 1–96``, tokens) and what it
+    holds (items by state)."""
+    turns = f"turns {first}–{last}" if first != last else f"turn {first}"
+    how = ", ".join(f"{n:,} {UNSENT_WORDS.get(s, s)}" for s, n in sorted(states.items()) if n)
+    label = (f"<div style='line-height:1.25;margin-top:3px'><b>{esc(turns)}</b><br>"
+             f"<span style='color:#555;font-size:11px'>0 of {tokens:,} tok sent</span></div>")
+    note = (f"<div style='color:#555;font-size:12px;line-height:1.3;margin-top:3px'>"
+            f"{plural(items, 'item')} not sent: {esc(how)}</div>")
+    return label, note

@@ -9,7 +9,16 @@ from typing import Any
 import ipywidgets as widgets
 
 from ...core.ledger import STATES, Ledger, LedgerEntry
-from .chips import ChipGroup, chip_label, chip_tooltip, group_entries, state_color, text_color
+from .chips import (
+    ChipGroup,
+    chip_label,
+    chip_tooltip,
+    group_entries,
+    state_color,
+    text_color,
+    unsent_runs,
+)
+from .follow import SessionFollower, is_ledger_source
 from .render import (
     chip_classes,
     detail_html,
@@ -17,6 +26,7 @@ from .render import (
     header_html,
     ledger_html,
     legend_html,
+    unsent_run_html,
 )
 
 
@@ -34,9 +44,6 @@ def as_ledger(value: Any) -> Ledger:
     )
 
 
-def is_ledger_source(value: Any) -> bool:
-    """True for objects whose ``ledger()`` method a view can await (ctxlab sessions)."""
-    return not isinstance(value, (Ledger, Sequence)) and callable(getattr(value, "ledger", None))
 
 SELECTED = "2px solid #000000"
 UNSELECTED = "2px solid transparent"
@@ -47,14 +54,19 @@ UNSELECTED = "2px solid transparent"
 NO_SHRINK = "none"
 
 
-class SessionView(widgets.VBox):
+class SessionView(SessionFollower, widgets.VBox):
     """What the model sees, item by item: a chip per ledger entry.
 
     Rows are the preamble, each user turn and the synthetic items a strategy injects (a
     summary sits after the turns it folds). Each chip names the item kind, is coloured by
     state (:data:`ctxlab.core.ledger.STATE_COLORS`, with a mark so colour is not the only cue),
     and has a tooltip with a preview and the exact token count. Clicking a chip shows its
-    full text in the detail pane below.
+    full text in a detail pane right under the chip's row.
+
+    A run of at least ``collapse_at`` turns none of whose items is sent (dropped, or folded
+    into the summary) is one row, with a button that shows its turns: a long conversation's
+    view opens on what the model is sent, not on hundreds of rows of turns it no longer sees.
+    ``collapse_at=None`` shows every turn.
 
     Build it from a :class:`~ctxlab.core.ledger.Ledger`, or from a session::
 
@@ -78,8 +90,15 @@ class SessionView(widgets.VBox):
         limit: int | None = None,
         auto_refresh: bool = True,
         live: bool = True,
+        collapse_at: int | None = 3,
     ):
         super().__init__()
+        if collapse_at is not None and (isinstance(collapse_at, bool)
+                                        or not isinstance(collapse_at, int) or collapse_at < 1):
+            raise ValueError(f"collapse_at must be a positive int or None, got {collapse_at!r}")
+        self.collapse_at = collapse_at
+        #: Whether collapsed runs of unsent turns are open (the button on their row).
+        self.expanded = False
         self.add_class("ctxlab-session-view")
         self.title = title
         self.limit = limit
@@ -93,6 +112,9 @@ class SessionView(widgets.VBox):
         self._chip_layouts: dict[bool, widgets.Layout] = {}
         self._chip_styles: dict[str, widgets.ButtonStyle] = {}
         self._rows: list[tuple[widgets.HBox, widgets.HTML, widgets.HBox]] = []
+        self._run_rows: list[tuple[widgets.HBox, widgets.HTML, widgets.Button, widgets.HTML]] = []
+        self._shown: list[widgets.Widget] = []  # groups_box's rows, without the detail pane
+        self._row_of: dict[int, int] = {}  # chip position -> index in _shown
         self._task: asyncio.Task[Ledger] | None = None
         self._dirty = False
         self._live = bool(live)
@@ -126,74 +148,6 @@ class SessionView(widgets.VBox):
         await view.refresh()
         return view
 
-    async def refresh(self) -> Ledger:
-        """Read the bound session's ledger again and redraw (just redraws without a session)."""
-        if self.session is None:
-            self.show(self._ledger)
-            return self._ledger
-        ledger = await self.session.ledger(self.limit)
-        self.show(ledger)
-        return ledger
-
-    async def update_from(self, session: Any) -> Ledger:
-        """Bind the view to ``session`` (any object with an async ``ledger()``) and redraw."""
-        if not is_ledger_source(session):
-            raise ValueError(
-                "update_from needs a session with an async ledger() method, got "
-                f"{type(session).__name__}"
-            )
-        self._bind(session)
-        return await self.refresh()
-
-    def _bind(self, session: Any) -> None:
-        """Show ``session`` and, when live, follow its changes (unfollowing any other)."""
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
-        self.session = session
-        subscribe = getattr(session, "subscribe", None)
-        if self._live and callable(subscribe):
-            self._unsubscribe = subscribe(self._on_session_change)
-
-    def _on_session_change(self, _session: Any) -> None:
-        # Called by the session, possibly under its lock: only schedule the redraw. While a
-        # redraw is pending, further changes just mark the view dirty (one more redraw).
-        if self._task is not None and not self._task.done():
-            self._dirty = True
-            return
-        self._schedule_refresh()
-
-    def close(self) -> None:
-        """Stop following the session and close the widget."""
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
-        super().close()
-
-    def _schedule_refresh(self) -> None:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            self.header.value = header_html(self.title, []) + (
-                "<div style='color:#555'>call <code>await view.refresh()</code> to read "
-                "the session</div>"
-            )
-            return
-
-        def report(task: asyncio.Task[Ledger]) -> None:
-            if self._dirty and not task.cancelled():
-                self._dirty = False
-                self._schedule_refresh()
-                return
-            if not task.cancelled() and task.exception() is not None:
-                self.header.value += (
-                    f"<div style='color:#B00'>could not read the session: "
-                    f"{task.exception()!r}</div>"
-                )
-
-        self._task = loop.create_task(self.refresh())
-        self._task.add_done_callback(report)
-
     # -- state -------------------------------------------------------------------------
     @property
     def ledger(self) -> Ledger:
@@ -225,26 +179,89 @@ class SessionView(widgets.VBox):
         self.header.value = header_html(self.title, ledger)
         self.legend.value = legend_html({s: counts.get(s, 0) for s in STATES})
         self._ensure_pool(len(ledger))
-        rows = []
-        for n, group in enumerate(self._groups):
-            row, label, chips = self._row(n)
-            # its own line height: a widget's HTML box gives every line a widget's height
-            label.value = (f"<div style='line-height:1.25;margin-top:3px'>"
-                           f"{group_label_html(group.label, group.tokens, group.sent_tokens)}"
-                           "</div>")
-            buttons = self._pool[group.start : group.start + len(group.entries)]
-            for button, entry in zip(buttons, group.entries, strict=True):
-                self._style_chip(button, entry)
-            chips.children = tuple(buttons)
-            row._dom_classes = ("ctxlab-group", f"ctxlab-group-{group.key.replace(':', '-')}")
-            rows.append(row)
-        self.groups_box.children = tuple(rows) if rows else (self._empty,)
+        runs = {run.start: run for run in unsent_runs(self._groups, self.collapse_at)}
+        self._shown, self._row_of = [], {}
+        n = 0
+        while n < len(self._groups):
+            run = runs.get(n)
+            if run is not None:
+                self._shown.append(self._run_row(sorted(runs).index(n), run))
+                if not self.expanded:
+                    for group in self._groups[run.start : run.stop]:
+                        for position in range(group.start, group.start + len(group.entries)):
+                            self._row_of[position] = len(self._shown) - 1
+                    n = run.stop
+                    continue
+                for m in run:
+                    self._shown.append(self._group_row(m))
+                n = run.stop
+                continue
+            self._shown.append(self._group_row(n))
+            n += 1
         again = self._find(self.selected)
         self.selected, self._selected_at = None, None
         if again is None:
             self.detail.value = detail_html(None)
+            self._place_detail(None)
         else:
             self.select(again)
+
+    def _group_row(self, n: int) -> widgets.HBox:
+        """Row ``n`` of the groups: its label and its chips."""
+        group = self._groups[n]
+        row, label, chips = self._row(n)
+        # its own line height: a widget's HTML box gives every line a widget's height
+        label.value = (f"<div style='line-height:1.25;margin-top:3px'>"
+                       f"{group_label_html(group.label, group.tokens, group.sent_tokens)}"
+                       "</div>")
+        buttons = self._pool[group.start : group.start + len(group.entries)]
+        for offset, (button, entry) in enumerate(zip(buttons, group.entries, strict=True)):
+            self._style_chip(button, entry)
+            self._row_of[group.start + offset] = len(self._shown)
+        chips.children = tuple(buttons)
+        row._dom_classes = ("ctxlab-group", f"ctxlab-group-{group.key.replace(':', '-')}")
+        return row
+
+    def _run_row(self, k: int, run: range) -> widgets.HBox:
+        """The ``k``-th run of unsent turns as one row, with the button that opens it."""
+        while len(self._run_rows) <= k:
+            label = widgets.HTML(layout=widgets.Layout(width="130px", flex="none"))
+            toggle = widgets.Button(layout=widgets.Layout(width="auto", height="24px",
+                                                          margin="2px"))
+            toggle.add_class("ctxlab-unsent-toggle")
+            toggle.on_click(lambda _b: self.toggle_unsent())
+            note = widgets.HTML(layout=widgets.Layout(margin="0 0 0 6px"))
+            row = widgets.HBox((label, toggle, note), layout=self._row_layout())
+            row.add_class("ctxlab-unsent-run")
+            self._run_rows.append((row, label, toggle, note))
+        row, label, toggle, note = self._run_rows[k]
+        groups = self._groups[run.start : run.stop]
+        entries = [e for g in groups for e in g.entries]
+        states: dict[str, int] = {}
+        for entry in entries:
+            states[entry.state] = states.get(entry.state, 0) + 1
+        label.value, note.value = unsent_run_html(groups[0].turn, groups[-1].turn, len(entries),
+                                                  sum(g.tokens for g in groups), states)
+        toggle.description = (f"▾ hide these {len(groups)} turns" if self.expanded
+                              else f"▸ show {len(groups)} turns not sent")
+        return row
+
+    def toggle_unsent(self) -> None:
+        """Open (or close again) the collapsed runs of unsent turns."""
+        self.expanded = not self.expanded
+        self.show(self._ledger)
+
+    def _place_detail(self, position: int | None) -> None:
+        """The detail pane goes right under the row of the chip at ``position`` (under the
+        rows when nothing is selected)."""
+        rows = list(self._shown) if self._shown else [self._empty]
+        at = self._row_of.get(position) if position is not None else None
+        if at is None:
+            self.groups_box.children = tuple(rows)
+            self.children = (self.header, self.legend, self.groups_box, self.detail)
+            return
+        self.children = (self.header, self.legend, self.groups_box)
+        self.groups_box.children = (*rows[: at + 1], self.detail, *rows[at + 1 :])
 
     def select(self, position: int) -> LedgerEntry:
         """Show the full text of the ``position``-th ledger entry in the detail pane."""
@@ -258,6 +275,7 @@ class SessionView(widgets.VBox):
         self._pool[position].layout = self._chip_layout(True)
         self.selected, self._selected_at = entry, position
         self.detail.value = detail_html(entry)
+        self._place_detail(position)
         return entry
 
     def _find(self, entry: LedgerEntry | None) -> int | None:
