@@ -296,6 +296,22 @@ def _diagrams() -> list[Diagram]:
         Box(2, 3, 40, 7, "forget_user: memory, shared record,\nsessions: deleted everywhere",
             fill="#FBE3D6"),
     )))
+    d.append(Diagram("11_notes", "Long-term notes: a session note holds for this "
+                     "conversation only, a durable note outlives it; at the session's end a "
+                     "checked consolidation writes all or nothing; unused notes fade with a "
+                     "half-life", 26, (
+        Box(2, 15, 22, 7, "customer: \"this time\nonly\" / \"from now on\"", fill=NOTE),
+        Box(30, 17.5, 22, 5, "session notes\n(this conversation)", fill="#E3F1FA", size=10),
+        Box(30, 10.5, 22, 5, "durable notes\n(every session)", fill=STATE, size=10),
+        Arrow(24, 18.5, 30, 20), Arrow(24, 18.5, 30, 13),
+        Box(58, 15, 30, 7, "session ends: proposal\nchecked, one CAS write\n(or nothing)",
+            fill="#FFF4D6"),
+        Arrow(52, 20, 58, 18.5), Arrow(52, 13, 58, 17),
+        Box(58, 3, 30, 7, "decay: half-life, kept\nlonger when used, capped", fill="#FBE3D6"),
+        Arrow(73, 15, 73, 10),
+        Box(2, 3, 50, 7, "recall: session notes over durable ones,\nnewer durable over older, "
+            "as data", fill=KEPT),
+    )))
     for language in ("en", "zh"):
         d.append(_decision_chart(language))
     return d
@@ -315,7 +331,7 @@ _CHART_WORDS = {
         "a4d": "trimming + recall\n(lesson 05)",
         "yes": "yes", "no": "no", "gist": "gist", "details": "details",
         "also": "Also: a hard token ceiling per call → ContextManager (lesson 04) · several "
-                "agents → handoff filters (09)\nmemory across sessions → long-term memory (10)",
+                "agents → handoff filters (09)\nmemory across sessions → long-term memory (10, 11)",
     },
     "zh": {
         "title": "该用哪种记忆？",
@@ -330,7 +346,7 @@ _CHART_WORDS = {
         "a4d": "截断 + 召回\n（第 05 课）",
         "yes": "是", "no": "否", "gist": "要点", "details": "旧细节",
         "also": "另外：每次调用有硬性 token 上限 → ContextManager（第 04 课）· 多个智能体 → "
-                "handoff 输入过滤（第 09 课）\n跨会话记住客户 → 长期记忆（第 10 课）",
+                "handoff 输入过滤（第 09 课）\n跨会话记住客户 → 长期记忆（第 10、11 课）",
     },
 }
 
