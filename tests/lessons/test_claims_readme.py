@@ -27,7 +27,7 @@ def test_the_chinese_readme_and_lesson_06_do_not_call_tau_bench_real():
         if "tau-bench" in line:
             assert not re.search(r"tau-bench\s*真实", line), line
     row = next(line for line in zh.splitlines() if line.startswith("| `06_evaluation`"))
-    assert "tau-bench 航空客服对话（客户由模型模拟）" in row
+    assert "tau-bench" in row and "客户由模型模拟" in row, row
     lesson = json.loads((ROOT / "notebooks" / "06_evaluation.ipynb").read_text())
     prose = " ".join(" ".join("".join(c["source"]) for c in lesson["cells"]
                               if c["cell_type"] == "markdown").split())
