@@ -1,7 +1,16 @@
 """FakeOpenAI: an ``httpx.MockTransport`` handler that answers like the OpenAI API.
 
-A stand-in for what cannot be had here (the OpenAI API, or an OpenAI-compatible server),
-so that the Agents SDK's real model classes (``OpenAIResponsesModel``,
+It stands in for the servers the tests cannot run: the OpenAI API, and, with
+``rules=LLAMA_CPP_PYTHON`` (:mod:`openai_server_rules`), the real
+``llama-cpp-python[server]`` 0.3.36 serving SmolLM2-135M, whose rules it follows as they
+were seen on that server (tools dropped unless ``tool_choice`` is sent; a streamed request
+with ``tool_choice="auto"`` answered 200 with an empty event stream; ``finish_reason``
+``"length"`` when ``max_tokens`` cuts the reply; ``owned_by: "me"`` in ``GET /models``).
+The real server and its model file are not available where the tests run, so every
+"works on llama-cpp-python" claim in ctxlab's tests is a claim about this stand-in, kept
+true to the server by the captured answers quoted in :mod:`openai_server_rules`.
+
+It exists so that the Agents SDK's real model classes (``OpenAIResponsesModel``,
 ``OpenAIChatCompletionsModel``) run end to end: their converters build real request
 bodies, and real JSON or server-sent-event replies are parsed. It serves
 
@@ -45,6 +54,7 @@ from openai import AsyncOpenAI, OpenAI
 from openai.types.responses import Response
 from openai_server_rules import ServerRules
 
+from ctxlab.core.tokens import count_tokens
 from ctxlab.core.validate import validate_items
 from ctxlab.course.corpora import chat_to_responses
 from ctxlab.course.offline import OfflineSupportModel
@@ -75,6 +85,24 @@ class Reply:
     calls: tuple[tuple[str, str], ...] = ()
     input_tokens: int = 0
     output_tokens: int = 0
+    finish_reason: str | None = None  # None: "tool_calls" or "stop", as the reply implies
+
+
+def cut_at(reply: Reply, max_tokens: int | None) -> Reply:
+    """``reply`` as a server sends it under a reply cap: text longer than ``max_tokens``
+    (o200k_base) is cut there and ends with ``finish_reason`` ``"length"``."""
+    if not max_tokens or reply.calls or count_tokens(reply.text) <= max_tokens:
+        return reply
+    words = reply.text.split(" ")
+    low, high = 0, len(words)  # the longest run of whole words within the cap
+    while low < high:
+        middle = (low + high + 1) // 2
+        if count_tokens(" ".join(words[:middle])) <= max_tokens:
+            low = middle
+        else:
+            high = middle - 1
+    text = " ".join(words[:low])
+    return replace(reply, text=text, output_tokens=count_tokens(text), finish_reason="length")
 
 
 Brain = Callable[[BrainInput], Reply]
@@ -187,7 +215,8 @@ class FakeOpenAI:
     def _route(self, method: str, path: str, body: Any) -> httpx.Response:
         if method == "GET" and path.endswith("/models"):
             return httpx.Response(200, json={"object": "list", "data": [
-                {"id": m, "object": "model", "created": 0, "owned_by": "fake"}
+                {"id": m, "object": "model", "created": 0,
+                 "owned_by": self.rules.owned_by if self.rules else "fake"}
                 for m in self.models]})
         if method == "POST" and path.endswith("/responses"):
             return self._answer("responses", body)
@@ -221,7 +250,12 @@ class FakeOpenAI:
             return self._reject(400, str(exc))
         if endpoint == "chat" and self.rules is not None and self.rules.drops_tools(body):
             brain_input = replace(brain_input, tools=[])
+        if endpoint == "chat" and self.rules is not None and self.rules.empty_stream(body):
+            return httpx.Response(200, content=b"",  # llama-cpp-python: HTTP 200, no events
+                                  headers={"content-type": "text/event-stream"})
         reply = self.brain(brain_input)
+        if endpoint == "chat":
+            reply = cut_at(reply, body.get("max_completion_tokens") or body.get("max_tokens"))
         digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:24]
         if endpoint == "responses":
             response = _responses_json(model, reply, digest)
@@ -353,6 +387,10 @@ def _tool_calls(reply: Reply, digest: str) -> list[dict[str, Any]]:
             for n, (name, arguments) in enumerate(reply.calls)]
 
 
+def _finish(reply: Reply) -> str:
+    return reply.finish_reason or ("tool_calls" if reply.calls else "stop")
+
+
 def _chat_json(model: str, reply: Reply, digest: str) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
     if reply.calls:
@@ -360,7 +398,7 @@ def _chat_json(model: str, reply: Reply, digest: str) -> dict[str, Any]:
     return {
         "id": f"chatcmpl-{digest}", "object": "chat.completion", "created": 0, "model": model,
         "choices": [{"index": 0, "message": message,
-                     "finish_reason": "tool_calls" if reply.calls else "stop"}],
+                     "finish_reason": _finish(reply)}],
         "usage": _chat_usage(reply),
     }
 
@@ -375,7 +413,7 @@ def _chat_chunks(model: str, reply: Reply, digest: str, usage: bool) -> list[dic
     chunks += [chunk({"content": piece}) for piece in text_deltas(reply.text)]
     for n, call in enumerate(_tool_calls(reply, digest)):
         chunks.append(chunk({"tool_calls": [{"index": n, **call}]}))
-    chunks.append(chunk({}, "tool_calls" if reply.calls else "stop"))
+    chunks.append(chunk({}, _finish(reply)))
     if usage:
         chunks.append({"id": f"chatcmpl-{digest}", "object": "chat.completion.chunk",
                        "created": 0, "model": model, "choices": [],

@@ -24,6 +24,13 @@ quoted below were captured from it):
   function (then the reply is a tool call with ``content: null``); ``auto`` gets text;
   with ``chatml-function-calling``, ``auto`` works too; without a ``tool_choice`` (what
   the Agents SDK sends) the tools are dropped in both;
+* a streamed request with ``tool_choice`` ``"auto"`` is answered HTTP 200 with an *empty*
+  event stream: no chunk, no text, no tool call, no error (the server's log says
+  "ValueError: Automatic streaming tool choice is not supported");
+* a reply cut by ``max_tokens`` ends with ``finish_reason`` ``"length"`` (the fake does that
+  for every server, as the OpenAI API does);
+* ``GET /models`` lists the loaded model with ``owned_by`` ``"me"`` (how ctxlab recognises
+  this server: :func:`ctxlab.course.server_limits.server_kind`);
 * any model name is served (the loaded model answers).
 
 The fake counts the prompt with o200k_base, not the server's tokenizer and chat template:
@@ -157,6 +164,8 @@ class ServerRules:
     context_window: int | None
     tool_choices: tuple[str, ...]
     serves_any_model: bool
+    streams_auto_tool_choice: bool = True
+    owned_by: str = "fake"
 
     def problem(self, body: Mapping[str, Any]) -> tuple[int, dict[str, Any]] | None:
         """``(status, error body)`` the server answers ``body`` (a Chat Completions
@@ -184,6 +193,12 @@ class ServerRules:
         kind = ("omitted" if choice is None else "named" if isinstance(choice, Mapping)
                 else str(choice))
         return kind not in self.tool_choices
+
+    def empty_stream(self, body: Mapping[str, Any]) -> bool:
+        """True when the server answers ``body`` with an empty event stream (a streamed
+        request with ``tool_choice`` ``"auto"`` on a server that cannot stream it)."""
+        return (bool(body.get("stream")) and body.get("tool_choice") == "auto"
+                and not self.streams_auto_tool_choice)
 
 
 def validation_errors(body: Mapping[str, Any],
@@ -240,6 +255,8 @@ LLAMA_CPP_PYTHON = ServerRules(
     context_window=8192,
     tool_choices=("named",),
     serves_any_model=True,
+    streams_auto_tool_choice=False,
+    owned_by="me",
 )
 
 #: The same server started with ``--chat_format chatml-function-calling``: a tool call

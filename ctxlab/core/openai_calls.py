@@ -57,6 +57,22 @@ JSON_OBJECT_LIMIT = ("no response_format json_schema (the schema travelled in th
                      "with json_object, and the reply was checked here)")
 
 
+#: Named when a structured reply was cut at the token cap, not malformed by the model.
+CUT_AT_MAX_TOKENS = "the reply was cut at max_tokens (finish_reason \"length\")"
+
+
+def finish_reason(response: Any) -> str | None:
+    """Why a reply ended: Chat Completions' first choice's ``finish_reason``; a Responses
+    reply that stopped at ``max_output_tokens`` counts as ``"length"``."""
+    choices = getattr(response, "choices", None)
+    if choices:
+        return getattr(choices[0], "finish_reason", None)
+    details = getattr(response, "incomplete_details", None)
+    if getattr(details, "reason", None) == "max_output_tokens":
+        return "length"
+    return None
+
+
 class StructuredOutputError(ValueError):
     """A structured reply that is not what the schema asks for.
 
@@ -104,6 +120,8 @@ class ModelCaller:
         #: prompt and the reply is validated here). It turns to ``"json_object"`` by itself
         #: when a server refuses ``json_schema`` and accepts ``json_object``.
         self.json_mode: JsonMode = json_mode
+        #: Why the last reply ended (``"length"``: cut at :attr:`max_tokens`), when known.
+        self.last_finish_reason: str | None = None
 
     def resolved_api(self) -> Literal["responses", "chat"]:
         """The API this caller speaks (see the class docstring for ``"auto"``)."""
@@ -190,6 +208,7 @@ class ModelCaller:
     def reply_text(self, response: Any) -> str:
         """The text of a reply (Responses ``output_text``, or the first choice's content);
         a refusal or a reply with no choices raises a ValueError naming this caller."""
+        self.last_finish_reason = finish_reason(response)
         if self.resolved_api() == "responses":
             return getattr(response, "output_text", "") or ""
         choices = getattr(response, "choices", None) or []
@@ -204,7 +223,16 @@ class ModelCaller:
 
     def invalid_reply(self, what: str, problem: str) -> StructuredOutputError:
         """The error for a reply that is not a valid ``what``; in ``json_object`` mode it
-        names the server's limit (the schema could only be asked for in the prompt)."""
+        names the server's limit (the schema could only be asked for in the prompt). A reply
+        cut at the token cap (``finish_reason`` ``"length"``) says so, and how to raise it:
+        the model may well have followed the schema."""
+        if self.last_finish_reason == "length":
+            return StructuredOutputError(
+                f"{type(self).__name__} ({self.model}): the reply was cut at max_tokens="
+                f"{self.max_tokens} (finish_reason \"length\") before the {what} was complete; "
+                f"raise the cap: {type(self).__name__}(..., max_tokens=N) with N above "
+                f"{self.max_tokens}, or send less so that a shorter reply fits: {problem}",
+                limit=CUT_AT_MAX_TOKENS)
         if self.resolved_api() == "chat" and self.json_mode == "json_object":
             return StructuredOutputError(
                 f"{type(self).__name__} ({self.model}): the reply is not a valid {what} "

@@ -8,12 +8,17 @@ with ``"content": ""`` is accepted by all of them (and by the ``openai`` request
 
 :class:`ToolCallContentClient` wraps an ``AsyncOpenAI`` client: ``chat.completions.create``
 gets a copy of the messages with that one change; everything else is the wrapped client's.
-:class:`~ctxlab.course.server_check.CompatibleChatModel` sends its requests through it.
+:class:`~ctxlab.course.server_check.CompatibleChatModel` sends its requests through it. A
+streamed reply also passes through :class:`~ctxlab.course.server_limits.EmptyStreamGuard`,
+so that a stream with no chunk at all (``llama-cpp-python[server]`` with
+``tool_choice="auto"``) raises an error naming that limit instead of being an empty answer.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from .server_limits import EmptyStreamGuard
 
 __all__ = ["ToolCallContentClient", "tool_call_content"]
 
@@ -37,7 +42,11 @@ class _Completions:
     async def create(self, **kwargs: Any) -> Any:
         if "messages" in kwargs:
             kwargs["messages"] = tool_call_content(kwargs["messages"])
-        return await self._completions.create(**kwargs)
+        response = await self._completions.create(**kwargs)
+        if kwargs.get("stream") is True:
+            base = str(getattr(getattr(self._completions, "_client", None), "base_url", ""))
+            response = EmptyStreamGuard(response, base.rstrip("/") + "/chat/completions", kwargs)
+        return response
 
 
 class _Chat:

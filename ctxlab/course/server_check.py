@@ -38,6 +38,7 @@ from ..core.model_errors import (
     url_problem,
 )
 from .chat_forms import ToolCallContentClient
+from .server_limits import server_kind
 from .usage_estimate import estimate_missing_usage, estimate_stream_usage
 
 __all__ = ["REACH_HINT", "CompatibleChatModel", "CompatibleServerError", "ModelCallError",
@@ -59,6 +60,13 @@ class ServerCheck:
     models: tuple[str, ...] = ()
     problem: str | None = None
     warning: str | None = None
+    owners: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> str | None:
+        """The server the model list identifies (``"llama-cpp-python[server]"`` when every
+        model is ``owned_by: "me"``), None when unknown."""
+        return server_kind(self.owners) if self.owners else None
 
     @property
     def ok(self) -> bool:
@@ -117,16 +125,19 @@ def check_server(base_url: str, model: str, *, api_key: str | None = None,
     try:
         data = response.json().get("data") or []
         served = tuple(str(entry.get("id")) for entry in data if isinstance(entry, dict))
+        owners = tuple(str(entry.get("owned_by")) for entry in data
+                       if isinstance(entry, dict) and entry.get("owned_by") is not None)
     except (ValueError, AttributeError):
         return ServerCheck(base_url, model, reachable=True,
                            problem=f"{url} did not answer with a model list (is this an "
                            "OpenAI-compatible API root? does the URL end in /v1?)")
     if served and model not in served:
-        return ServerCheck(base_url, model, reachable=True, models=served, warning=(
+        return ServerCheck(base_url, model, reachable=True, models=served, owners=owners,
+                           warning=(
             f"the server does not list CTXLAB_MODEL={model!r}; it serves: "
             f"{', '.join(served)}. Ollama and vLLM answer 404 for an unlisted name; "
             "llama.cpp's servers answer with the model they loaded, whatever the name"))
-    return ServerCheck(base_url, model, reachable=True, models=served)
+    return ServerCheck(base_url, model, reachable=True, models=served, owners=owners)
 
 
 def server_error(base_url: str, model: str, exc: Exception) -> ModelCallError:
@@ -153,7 +164,11 @@ class CompatibleChatModel(OpenAIChatCompletionsModel):
       o200k_base tokenizer, marked as estimated
       (:func:`~ctxlab.course.usage_estimate.usage_is_estimated`);
     * an assistant message with ``tool_calls`` goes out with ``content: ""``, not ``null``
-      (``llama-cpp-python[server]`` refuses ``null``; :mod:`ctxlab.course.chat_forms`).
+      (``llama-cpp-python[server]`` refuses ``null``; :mod:`ctxlab.course.chat_forms`);
+    * a streamed call answered with an empty event stream (HTTP 200, no event) raises a
+      :class:`~ctxlab.core.model_errors.ModelCallError` naming the limit (with
+      ``tool_choice="auto"``: :data:`~ctxlab.course.server_limits.STREAMED_AUTO_TOOL_CHOICE`)
+      instead of ending the run with an empty answer.
     """
 
     def __init__(self, model: str, openai_client: openai.AsyncOpenAI, **kwargs: Any) -> None:
