@@ -252,6 +252,11 @@ _LAZY: dict[str, tuple[str, str]] = {
     "score_recall": ("ctxlab.eval.sessions_eval", "score_recall"),
     "score_preloading": ("ctxlab.eval.preload_eval", "score_preloading"),
     "run_each": ("ctxlab.course.runs", "run_each"),
+    # issue 34: check that an action happened, from what is stored, not from the reply
+    "ActionCheck": ("ctxlab.course.actions", "ActionCheck"),
+    "ActionNotTaken": ("ctxlab.course.actions", "ActionNotTaken"),
+    "check_action": ("ctxlab.course.actions", "check_action"),
+    "token_source": ("ctxlab.course.runs", "token_source"),
 }
 
 
@@ -277,6 +282,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerly
+    from .course.actions import ActionCheck, ActionNotTaken, check_action
     from .course.agent import (
         SUPPORT_INSTRUCTIONS,
         SUPPORT_TOOLS,
@@ -507,6 +513,10 @@ __all__ = [
     "locate_facts",
     "make_support_agent",
     "make_support_team",
+    "ActionCheck",
+    "ActionNotTaken",
+    "check_action",
+    "token_source",
     "model_safe",
     "multi_issue_case",
     "multi_issue_corpus",

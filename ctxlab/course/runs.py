@@ -119,6 +119,31 @@ def format_tokens(value: int, estimated: bool = False) -> str:
     return f"{'~' if estimated else ''}{value:,}"
 
 
+def token_source(records: Iterable[TurnRecord], backend: Any = None) -> str:
+    """One line saying where the token figures of ``records`` come from, for a cost table:
+    reported by the model (the offline model counts exactly, o200k_base), counted by ctxlab
+    because the server reported none (``~``), or missing: calls that reported 0 tokens (a
+    streamed run through the SDK's own model class on a server that sends no usage), whose
+    cost is unknown, not zero."""
+    calls = [call for record in records for call in record.calls]
+    total = len(calls)
+    zero = sum(1 for c in calls if not c.input_tokens and not c.output_tokens)
+    counted = sum(1 for c in calls if c.usage_estimated)
+    if zero:
+        return (f"token source: {zero} of {total} model calls reported 0 tokens (a streamed "
+                "run through the SDK's own model class on a server that sends no usage): "
+                "their cost is unknown, not zero; ctxlab's backend (choose_backend) counts them")
+    if counted:
+        return (f"token source: {counted} of {total} model calls counted by ctxlab (o200k_base, "
+                "marked ~): the server reported no usage, so these are estimates of its count")
+    name = getattr(backend, "name", None)
+    where = {"offline": "the offline model, which counts exactly (o200k_base)",
+             "openai": "the OpenAI API",
+             "openai-compatible": f"the server at {getattr(backend, 'base_url', '?')}"}.get(
+                 name or "", "the model")
+    return f"token source: all {total} model calls reported by {where}"
+
+
 def window_parts(
     instructions: str | None,
     items: Sequence[Mapping[str, Any]],

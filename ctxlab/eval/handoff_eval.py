@@ -18,6 +18,14 @@ mode's input filter. What the repair desk's model is sent (recorded with a
 The offline model answers with the most recent value of a kind it sees: a reader that
 trusts recency, as tired humans and many models do. A strong model may sort out the full
 transcript better; the per-issue view does not depend on it.
+
+Which model: :func:`run_handoff` runs on the configured backend (``choose_backend``, as
+``make_support_team`` does; :class:`~ctxlab.course.team.OfflineTeamModel` offline), and
+when the support agent does not hand off it raises
+:class:`~ctxlab.course.actions.ActionNotTaken` saying why (on
+``llama-cpp-python[server]``: the named server limit, tools dropped without
+``tool_choice``). :func:`score_handoffs` is the planted measurement and stays on the
+offline team model unless given ``model=``; :func:`handoff_table` names the model it used.
 """
 
 from __future__ import annotations
@@ -87,11 +95,23 @@ class HandoffOutcome:
     checked: str = ""  # the serial the repair desk checked first ("" when it checked none)
 
 
-async def run_handoff(case: MultiIssueCase, mode: str, *, model: Any = None) -> HandoffOutcome:
-    """Run the resume turn of ``case`` with handoff mode ``mode`` and score the view."""
-    from ..course.team import OfflineTeamModel, make_support_team
+def _model_of(model: Any) -> tuple[Any, Any]:
+    """``(model, model settings)`` for a plain ``Agent`` from a Backend, Model or name."""
+    from ..course.backends import Backend
 
-    model = model or OfflineTeamModel()
+    if isinstance(model, Backend):
+        return model.model, model.model_settings
+    return model, None
+
+
+async def run_handoff(case: MultiIssueCase, mode: str, *, model: Any = None) -> HandoffOutcome:
+    """Run the resume turn of ``case`` with handoff mode ``mode`` and score the view, on
+    ``model`` (default: the configured backend; see the module docstring)."""
+    from ..course.actions import check_action
+    from ..course.team import make_support_team
+    from ..course.team.agents import team_model
+
+    model = team_model(model)
     team = make_support_team(model, input_filter=history_filter(mode))
     sent: list[list[dict[str, Any]]] = []
 
@@ -105,9 +125,9 @@ async def run_handoff(case: MultiIssueCase, mode: str, *, model: Any = None) -> 
     config = RunConfig(tracing_disabled=True, call_model_input_filter=record,
                        nest_handoff_history=mode == "sdk-nested")
     result = await Runner.run(team["support"], case.resume, session=session, run_config=config)
-    if not sent:
-        raise RuntimeError(f"{case.id} ({mode}): the support agent did not hand off; last "
-                           f"reply: {result.final_output!r}")
+    check_action(f"{case.id} ({mode}): hand off to the repair desk", happened=bool(sent),
+                 result=result, tool="transfer_to_repair_desk",
+                 backend=model).require()
     view = sent[0]
     a, b = case.resumed, case.other
     checked = [json.loads(i.raw_item.arguments).get("serial", "") for i in result.new_items
@@ -126,8 +146,9 @@ async def run_handoff(case: MultiIssueCase, mode: str, *, model: Any = None) -> 
 
 async def _ask(view: Sequence[Mapping[str, Any]], case: MultiIssueCase,
                model: Any) -> dict[str, str]:
+    agent_model, settings = _model_of(model)
     asker = Agent(name="Repair desk", instructions="Answer the customer's question.",
-                  model=model)
+                  model=agent_model, **({"model_settings": settings} if settings else {}))
     answers = {}
     for kind, value in case.resumed.facts.items():
         question = {"role": "user", "content": KIND_QUESTIONS[kind]}
@@ -156,6 +177,7 @@ class ModeScore:
     foreign_facts: int = 0
     tokens: int = 0
     outcomes: list[HandoffOutcome] = field(default_factory=list, repr=False)
+    model: str = "offline team model"
 
     def add(self, outcome: HandoffOutcome, foreign_facts: int) -> None:
         self.chats += 1
@@ -187,18 +209,32 @@ class ModeScore:
 
 async def score_handoffs(cases: Sequence[MultiIssueCase], modes: Sequence[str] = MODES, *,
                          model: Any = None) -> list[ModeScore]:
-    """Every mode on every case (see the module docstring)."""
+    """Every mode on every case, on ``model`` (default: the offline team model, whatever
+    backend is configured: the planted measurement; see the module docstring)."""
+    from ..course.team import OfflineTeamModel
+
     for mode in modes:
         history_filter(mode)  # unknown modes fail before anything runs
+    label = "offline team model" if model is None else _model_label(model)
+    model = model if model is not None else OfflineTeamModel()
     scores = []
     for mode in modes:
-        score = ModeScore(mode)
+        score = ModeScore(mode, model=label)
         for case in cases:
             foreign = len({v for v in case.other.facts.values()
                            if v not in case.resumed.facts.values()})
             score.add(await run_handoff(case, mode, model=model), foreign)
         scores.append(score)
     return scores
+
+
+def _model_label(model: Any) -> str:
+    from ..course.offline import OfflineSupportModel
+
+    if isinstance(model, OfflineSupportModel):
+        return "offline team model"
+    name = getattr(model, "model_name", None) or getattr(model, "model", None) or model
+    return str(name) if isinstance(name, str) else type(model).__name__
 
 
 def handoff_table(scores: Sequence[ModeScore]) -> str:
@@ -213,6 +249,8 @@ def handoff_table(scores: Sequence[ModeScore]) -> str:
                      f"{d['kept_in_view']:>11.0%}{d['foreign_in_view']:>11.0%}"
                      f"{d['tokens_per_handoff']:>8.0f}")
     chats = scores[0].chats if scores else 0
-    lines.append(f"({chats} planted multi-issue chats; right/leaked/missing: answers about the "
-                 "resumed issue's facts; action: the serial the repair desk checked first)")
+    model = scores[0].model if scores else "-"
+    lines.append(f"({chats} planted multi-issue chats, scored on the {model}; "
+                 "right/leaked/missing: answers about the resumed issue's facts; action: the "
+                 "serial the repair desk checked first)")
     return "\n".join(lines)

@@ -44,7 +44,8 @@ they ask for it; escalate to the support staff when they ask for a person.
 """
 
 
-def _team_model(model: Backend | Model | str | None) -> Backend | Model | str:
+def team_model(model: Backend | Model | str | None) -> Backend | Model | str:
+    """``model``, or (None) the configured backend: :class:`OfflineTeamModel` offline."""
     if model is not None:
         return model
     backend = choose_backend()
@@ -60,7 +61,7 @@ def make_support_team(model: Backend | Model | str | None = None, *,
     whole history); ``queue`` collects escalations (a new :class:`HumanQueue` by default,
     reachable as ``team["human"].model.queue``).
     """
-    model = _team_model(model)
+    model = team_model(model)
     support = make_support_agent(model, name="Support",
                                  instructions=SUPPORT_INSTRUCTIONS + TEAM_NOTE,
                                  tools=[*make_support_agent(model).tools, *extra_tools])
