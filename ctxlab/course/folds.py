@@ -10,11 +10,19 @@ last K in, and the view drops to the summary pair plus those turns. For a turn-t
 (``summarize:K/L``) it shows the folds every few turns. The session's summarizer is metered
 (:class:`~ctxlab.summarizers.metered.MeteredSummarizer`), so the folds' own tokens are
 counted too. Nothing is sent to a model.
+
+A summarizer that keeps failing (on a real server: every fold's request larger than the
+server's window) would log one long warning per failed fold; :func:`grouped_fold_warnings`
+(which :func:`watch_folds` uses) turns them into one warning line with the count, the cause
+and what to do, and logs each failure's details at DEBUG.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+import logging
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,7 +60,7 @@ class FoldWatch:
             return f"the summary covers turns {self.summary_turns[0]}-{self.summary_turns[1]}"
         if self.summarizer_failures:
             return (f"no summary: {self.summarizer_failures} summarizer calls failed (the "
-                    "warnings above say why), so every turn stayed in the view")
+                    "warning above says why), so every turn stayed in the view")
         return "no summary: the conversation never reached the fold trigger"
 
     @property
@@ -77,6 +85,67 @@ class FoldWatch:
         return max((t.peak or t.tokens for t in self.turns), default=0)
 
 
+#: The logger whose per-fold failure warnings :func:`grouped_fold_warnings` groups.
+FOLD_LOGGER = "ctxlab.summarizing"
+
+
+class _FoldFailures(logging.Filter):
+    """Keeps each fold-failure warning back (demoted to DEBUG) and remembers its reason."""
+
+    def __init__(self, logger: logging.Logger) -> None:
+        super().__init__()
+        self.logger = logger
+        self.reasons: list[str] = []
+        self.sessions: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno != logging.WARNING or "failed (%s)" not in str(record.msg):
+            return True
+        args = record.args if isinstance(record.args, tuple) else ()
+        self.reasons.append(str(args[-1]) if args else record.getMessage())
+        if args:
+            self.sessions.add(str(args[0]))
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return self.logger.isEnabledFor(logging.DEBUG)
+
+
+def fold_failure_summary(reasons: Sequence[str], sessions: Sequence[str] = ()) -> str:
+    """One line for ``reasons`` (each failed fold's error text): the count, the cause
+    (the server limit when the error names one) and what to do (the error's own advice)."""
+    first = reasons[0]
+    limit = re.search(r"server limit: ([^)]*)\)", first)
+    cause = limit.group(1) if limit else " ".join(first.split())[:120]
+    advice = (_one_line(first.split("What to do: ", 1)[1], 300) + "; "
+              if "What to do: " in first else "")
+    where = f" in {', '.join(repr(s) for s in sorted(sessions))}" if sessions else ""
+    same = "all" if all(r == first for r in reasons) else "the first"
+    return (f"{len(reasons)} folds failed{where} ({same}: {cause}); every unfolded turn stayed "
+            f"in the view. What to do: {advice}each failure's details are logged at DEBUG "
+            "(logging.getLogger('ctxlab.summarizing').setLevel(logging.DEBUG))")
+
+
+def _one_line(text: str, width: int) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+@contextlib.contextmanager
+def grouped_fold_warnings() -> Iterator[list[str]]:
+    """While the block runs, each fold-failure warning of a summarizing session is logged
+    at DEBUG instead; after it, one warning sums them up (:func:`fold_failure_summary`).
+    Yields the list the failures' reasons are collected in."""
+    logger = logging.getLogger(FOLD_LOGGER)
+    failures = _FoldFailures(logger)
+    logger.addFilter(failures)
+    try:
+        yield failures.reasons
+    finally:
+        logger.removeFilter(failures)
+        if failures.reasons:
+            logger.warning("%s", fold_failure_summary(failures.reasons,
+                                                      sorted(failures.sessions)))
+
+
 def _is_user_message(item: Any) -> bool:
     return isinstance(item, Mapping) and item.get("role") == "user" and item.get(
         "type", "message") == "message"
@@ -86,7 +155,13 @@ async def watch_folds(session: Any, items: Sequence[Mapping[str, Any]]) -> FoldW
     """Store ``items`` in ``session`` batch by batch, as the Runner would, and record the
     tokens it shows after every user turn and the folds each turn made (see the module
     doc). ``session`` is a fresh :class:`~ctxlab.SummarizingSession` (any ctxlab session
-    works; one without ``summaries_applied`` never folds)."""
+    works; one without ``summaries_applied`` never folds). Failed folds are logged as one
+    warning line (:func:`grouped_fold_warnings`)."""
+    with grouped_fold_warnings():
+        return await _watch(session, items)
+
+
+async def _watch(session: Any, items: Sequence[Mapping[str, Any]]) -> FoldWatch:
     from ..eval.replay import runner_batches  # eval imports the course; import late
 
     meter = metered(session)

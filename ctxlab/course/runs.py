@@ -300,9 +300,11 @@ async def run_each(
     (a context overflow on a small window, a server error) stops there; the others still
     run. Its failure (the turn, the error, which says what to do, and the turns finished)
     goes to :attr:`Runs.failed` and is passed to ``echo`` (``print``; None: silent). Any
-    other exception is a bug and propagates.
+    other exception is a bug and propagates. A run's failed folds are logged as one warning
+    line (:func:`~ctxlab.course.folds.grouped_fold_warnings`).
     """
     from ..core.model_errors import ModelCallError
+    from .folds import grouped_fold_warnings
 
     messages = list(user_messages)
     runs = Runs()
@@ -313,10 +315,12 @@ async def run_each(
         session = make_session()
         records: list[TurnRecord] = []
         try:
-            for number, message in enumerate(messages, start=1):
-                done = await run_conversation(agent, [message], session, run_config=run_config,
-                                              streamed=streamed, max_turns=max_turns)
-                records.append(replace(done[0], turn=number))
+            with grouped_fold_warnings():  # one line for the run's failed folds
+                for number, message in enumerate(messages, start=1):
+                    done = await run_conversation(agent, [message], session,
+                                                  run_config=run_config, streamed=streamed,
+                                                  max_turns=max_turns)
+                    records.append(replace(done[0], turn=number))
         except ModelCallError as error:
             failure = RunFailure(label, len(records) + 1, error, records)
             runs.failed[label] = failure

@@ -69,5 +69,61 @@ def test_coverage_when_every_summarizer_call_fails_says_so_instead_of_raising():
     assert session.summary is None and watch.n_folds == 0
     assert watch.summarizer_failures == watch.summarizer_calls > 0
     assert watch.coverage() == (f"no summary: {watch.summarizer_failures} summarizer calls "
-                                "failed (the warnings above say why), so every turn stayed "
+                                "failed (the warning above says why), so every turn stayed "
                                 "in the view")
+
+
+OVERFLOW = ("LLMSummarizer (m): the request does not fit the model's context window (HTTP "
+            "400; server limit: context window of 8,192 tokens) " + "x " * 400 +
+            "What to do: give the model at least 16k tokens of context")
+
+
+class _Overflowing:
+    async def summarize(self, items, previous=None):
+        raise RuntimeError(OVERFLOW)
+
+
+def test_failed_folds_make_one_warning_line_with_the_count_and_the_fix(caplog):
+    """Lesson 03 on the 8k server printed one ~1,100-character warning per failed fold;
+    now one line says how many, why and what to do, and each one is at DEBUG."""
+    import logging
+
+    session = SummarizingSession(keep_last_n_turns=2, context_limit=4,
+                                 summarizer=_Overflowing(), session_id="grouped")
+    with caplog.at_level(logging.WARNING, logger="ctxlab.summarizing"):
+        watch = arun(watch_folds(session, CASE.items))
+    warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    failures = watch.summarizer_failures
+    assert failures > 1 and len(warnings) == 1
+    line = warnings[0].getMessage()
+    assert line.startswith(f"{failures} folds failed in 'grouped' (all: context window of "
+                           "8,192 tokens); every unfolded turn stayed in the view. What to "
+                           "do: give the model at least 16k tokens of context")
+    assert len(line) < 400 and "x x x" not in line
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="ctxlab.summarizing"):
+        arun(watch_folds(SummarizingSession(keep_last_n_turns=2, context_limit=4,
+                                            summarizer=_Overflowing(), session_id="dbg"),
+                         CASE.items))
+    debug = [r for r in caplog.records if r.levelno == logging.DEBUG and OVERFLOW in
+             r.getMessage()]
+    assert len(debug) == failures  # every failure's details, at DEBUG
+
+
+def test_without_grouping_every_failed_fold_is_its_own_warning(caplog):
+    """The broken variant: the same chat stored without watch_folds' grouping."""
+    import logging
+
+    from ctxlab.eval.replay import runner_batches
+
+    session = SummarizingSession(keep_last_n_turns=2, context_limit=4,
+                                 summarizer=_Overflowing(), session_id="ungrouped")
+
+    async def store() -> None:
+        for batch in runner_batches(CASE.items):
+            await session.add_items(batch)
+        await session.flush()
+
+    with caplog.at_level(logging.WARNING, logger="ctxlab.summarizing"):
+        arun(store())
+    assert len([r for r in caplog.records if r.levelno >= logging.WARNING]) > 1
