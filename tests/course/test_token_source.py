@@ -16,11 +16,10 @@ from ctxlab.course.agent import make_support_agent
 from ctxlab.course.backends import compatible_backend, offline_backend
 from ctxlab.course.runs import run_conversation
 
-set_tracing_disabled(True)
-
 from conftest import arun
 from openai_fake_api import FAKE_BASE_URL, FakeOpenAI
 
+set_tracing_disabled(True)
 MODEL = "gpt-4.1-mini"
 
 ASK = ["Hi, my ticket is TCK-48213.", "A red light keeps blinking on my laptop."]
