@@ -80,3 +80,18 @@ def test_the_measurement_prose_matches_the_table():
     for mode in ("full", "sdk-nested", "handover"):
         assert table[mode][1] == 100 and table[mode][5] == 100  # all held, all leaked
     assert f"({table['trim:3'][2]:.0f}% missing)" in prose
+
+
+def test_the_escalation_is_checked_in_the_queue_and_the_table_names_its_model():
+    """Issue 34: the desk cell read queue.cases[0] blindly (an IndexError on a server that
+    drops tools); now it prints check_action's verdict, and the scored table says it ran on
+    the offline team model, as the prose says."""
+    desk = LESSON.output("human")
+    assert "checked: escalate to the human desk: it happened (the model called " \
+           "transfer_to_human_agent)" in desk
+    assert "check_action" in LESSON.source("human") and "if escalated:" in \
+        LESSON.source("human")
+    table = LESSON.output_above("measure-after")
+    assert "scored on the offline team model;" in table.splitlines()[-1]
+    assert "stays on the offline team model" in " ".join(
+        LESSON.markdown(LESSON.find("score_handoffs` runs every mode")).split())

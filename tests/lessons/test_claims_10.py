@@ -106,3 +106,16 @@ def test_forgetting():
     assert "day one's session now holds 0 items" in shown and "bytes: False" in shown
     assert "nothing is stored for user 'nobody-here'" in shown
     assert "nothing was deleted" in shown
+
+
+def test_the_forget_cell_checks_the_store_not_the_reply():
+    """Issue 34: a model said "I'll delete everything" without calling the tool and the
+    cell passed silently; now it reads memory and the hub back and prints the verdict."""
+    cell = LESSON.find("forget_me_tool(memory=memory", kind="code")
+    assert "happened=gone" in LESSON.source(cell)
+    shown = LESSON.output(cell)
+    assert "checked: delete the customer's data: it happened (the model called " \
+           "delete_my_data)" in shown
+    before, after = (line.split(":", 1)[1] for line in shown.splitlines()
+                     if line.startswith(("users before", "users after")))
+    assert "customer-en-0" in before and "customer-en-0" not in after

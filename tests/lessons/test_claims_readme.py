@@ -33,3 +33,20 @@ def test_the_chinese_readme_and_lesson_06_do_not_call_tau_bench_real():
                               if c["cell_type"] == "markdown").split())
     assert "real transcripts" not in prose
     assert "tau-bench airline conversations (a GPT-4o agent and a simulated customer)" in prose
+
+
+def test_both_readmes_name_the_streamed_tool_choice_limit_as_ctxlab_raises_it():
+    """Issue 34: the tip `tool_choice="auto"` works for plain runs only; on streamed runs
+    llama-cpp-python answers 200 with an empty event stream. Both READMEs say so, with the
+    limit's name exactly as ctxlab's error gives it."""
+    from ctxlab.course.server_limits import STREAMED_AUTO_TOOL_CHOICE
+
+    en = " ".join((ROOT / "README.md").read_text().split())
+    zh = "".join((ROOT / "README.zh-CN.md").read_text(encoding="utf-8").split())
+    assert "in plain runs only: a *streamed* run with `tool_choice=\"auto\"` gets HTTP 200 " \
+           "and an empty event stream" in en
+    assert f"a `ModelCallError` naming it, \"{STREAMED_AUTO_TOOL_CHOICE}\"" in en
+    assert "`check_action`" in en
+    assert "只适用于非流式运行" in zh and "空的事件流" in zh
+    assert f"\"{STREAMED_AUTO_TOOL_CHOICE}\"".replace(" ", "") in zh
+    assert "`check_action`" in zh
