@@ -12,8 +12,11 @@ agent for a few turns of the lessons' chat under trimming, summarizing (small en
 fold, so turns follow a summary) and a ContextManager with state and recall, each with
 ``Runner.run`` and ``Runner.run_streamed``; calls LLMSummarizer, LLMStateExtractor and
 SummaryJudge directly; sends one request larger than an 8k context window; then executes
-lessons 00, 03 and 05b against the server (into a temporary folder: the committed
-notebooks are never touched).
+lessons 00, 03, 05b, 09 and 10 against the server (into a temporary folder: the committed
+notebooks are never touched). Lessons 09 and 10 show actions (a handoff, an escalation to a
+person, a deletion): on a server that drops tools their cells must say the action did NOT
+happen and why (``check_action``), or stop with ``ActionNotTaken`` naming the server limit,
+never fail on an empty queue or pass on the model's word.
 
 Each check is one row: ``pass``, ``limit`` (the server cannot do it, and the row names the
 server's limit: that is a pass for ctxlab) or ``FAIL`` (a crash or an error that does not
@@ -45,7 +48,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 MOCK_MODEL = "gpt-4.1-mini"
-LESSONS = ("00_quickstart", "03_summarizing", "05b_chinese_conversations")
+LESSONS = ("00_quickstart", "03_summarizing", "05b_chinese_conversations",
+           "09_handoffs_and_multi_issue", "10_memory_across_sessions")
 ESTIMATED_NOTE = ("~ : the server reported no token usage; ctxlab counted it (o200k_base), "
                   "an estimate of the server's own count")
 
@@ -183,6 +187,19 @@ def agent_checks(setup: Setup, turns: int, timeout: float = 600.0,
         checks += [("agent + TrimmingSession(2)", how, trimming),
                    ("agent + SummarizingSession(1/2)", how, summarizing),
                    ("agent + ContextManager(state, recall)", how, managed)]
+
+    async def auto_streamed() -> tuple[str, str]:
+        """The README's tip (tool_choice="auto") on a streamed run: works, or the named
+        limit (llama-cpp-python answers it with an empty event stream)."""
+        from agents import ModelSettings
+
+        settings = (setup.backend.model_settings or ModelSettings()).resolve(
+            ModelSettings(tool_choice="auto"))
+        auto = make_support_agent(setup.backend, model_settings=settings)
+        return await run_turns(auto, TrimmingSession("smoke-auto", max_turns=2), messages[:2],
+                               streamed=True)
+
+    checks.append(("agent + tool_choice=auto", "streamed", auto_streamed))
     return checks
 
 
@@ -344,7 +361,7 @@ class LessonRow:
 
 #: Errors whose message names a server limit when they say "server limit:".
 LIMIT_ERRORS = ("ModelCallError", "CompatibleServerError", "ContextOverflowError",
-                "StructuredOutputError")
+                "StructuredOutputError", "ActionNotTaken")
 
 
 #: How ctxlab.eval.evaluate wraps a case's error: ``strategy 'S' failed on case 'C': Name: ...``
@@ -569,7 +586,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="size of the one request that tests a context overflow")
     parser.add_argument("--no-checks", action="store_true",
                         help="only GET /models and the lessons")
-    parser.add_argument("--lessons", default="00,03,05b",
+    parser.add_argument("--lessons", default="00,03,05b,09,10",
                         help="lessons to execute against the server, or 'none'")
     parser.add_argument("--lesson-dir", help="where the executed lesson copies go "
                         "(default: a new temporary folder)")

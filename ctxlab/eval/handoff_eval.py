@@ -144,6 +144,31 @@ async def run_handoff(case: MultiIssueCase, mode: str, *, model: Any = None) -> 
         reply=str(result.final_output or ""), checked=checked[0] if checked else "")
 
 
+class HandoffRuns(dict[str, HandoffOutcome]):
+    """:func:`run_handoffs`' outcomes by mode; :attr:`missed` holds, by mode, the verdict
+    on a handoff that did not happen (an :class:`~ctxlab.course.actions.ActionCheck` that
+    says why)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.missed: dict[str, Any] = {}
+
+
+async def run_handoffs(case: MultiIssueCase, modes: Sequence[str], *,
+                       model: Any = None) -> HandoffRuns:
+    """:func:`run_handoff` for each mode; a mode whose support agent did not hand off goes to
+    :attr:`HandoffRuns.missed` with the reason, and the others still run."""
+    from ..course.actions import ActionNotTaken
+
+    runs = HandoffRuns()
+    for mode in modes:
+        try:
+            runs[mode] = await run_handoff(case, mode, model=model)
+        except ActionNotTaken as missed:
+            runs.missed[mode] = missed.check
+    return runs
+
+
 async def _ask(view: Sequence[Mapping[str, Any]], case: MultiIssueCase,
                model: Any) -> dict[str, str]:
     agent_model, settings = _model_of(model)

@@ -138,3 +138,14 @@ def test_run_handoff_defaults_to_the_configured_backend(monkeypatch):
                         lambda: seen.append("asked") or real())
     outcome = arun(run_handoff(CASE, "per-issue"))
     assert seen == ["asked"] and outcome.checked
+
+
+def test_run_handoffs_lists_the_modes_that_did_not_hand_off_and_goes_on():
+    from ctxlab.eval.handoff_eval import run_handoffs
+
+    backend, _ = llama_backend()
+    runs = arun(run_handoffs(CASE, ["full", "per-issue"], model=backend))
+    assert dict(runs) == {} and list(runs.missed) == ["full", "per-issue"]
+    assert all(c.limit == TOOLS_NEED_TOOL_CHOICE and not c for c in runs.missed.values())
+    offline = arun(run_handoffs(CASE, ["full", "per-issue"], model=OfflineTeamModel()))
+    assert list(offline) == ["full", "per-issue"] and offline.missed == {}
