@@ -44,7 +44,8 @@ def rows(stdout: str) -> dict[tuple[str, str], list[str]]:
 
 
 def expected_checks() -> set[tuple[str, str]]:
-    found = {("GET /models", "http"), ("tool calls (probe)", "chat")}
+    found = {("GET /models", "http"), ("tool calls (probe)", "chat"),
+             ("agent + tool_choice=auto", "streamed")}
     found |= {(c, how) for c in AGENT_CHECKS for how in ("run", "streamed")}
     return found | set(DIRECT_CHECKS)
 
@@ -55,7 +56,8 @@ def test_the_mock_run_prints_a_table_where_every_check_and_a_lesson_passed(tmp_p
     table = rows(done.stdout)
     assert set(table) == expected_checks()
     assert all(cells[0] == "pass" for cells in table.values())
-    assert "12/12 checks passed (12 pass, 0 at a named server limit, 0 FAIL)" in done.stdout
+    assert "13/13 checks passed (13 pass, 0 at a named server limit, 0 FAIL)" in done.stdout
+    assert "tools: lookup_device" in table[("agent + tool_choice=auto", "streamed")][-1]
     for how in ("run", "streamed"):
         assert table[("agent + SummarizingSession(1/2)", how)][-1].startswith("folded; 4 turns")
         for check in AGENT_CHECKS:
@@ -90,7 +92,10 @@ def test_llama_cpp_python_rules_end_in_passes_and_named_limits():
     assert set(table) == expected_checks()
     results = {key: cells[0] for key, cells in table.items()}
     limits = {key for key, result in results.items() if result == "limit"}
-    assert limits == {("tool calls (probe)", "chat"), ("request of 9,000 tokens", "chat")}
+    assert limits == {("tool calls (probe)", "chat"), ("request of 9,000 tokens", "chat"),
+                      ("agent + tool_choice=auto", "streamed")}
+    assert table[("agent + tool_choice=auto", "streamed")][-1].startswith(
+        "server limit: streamed tool_choice=auto; ModelCallError: ")
     assert table[("tool calls (probe)", "chat")][-1].startswith(
         "server limit: tools are used only when tool_choice is sent (named); the agent sends "
         "none")
@@ -103,7 +108,41 @@ def test_llama_cpp_python_rules_end_in_passes_and_named_limits():
         assert table[(check, "chat")][-1].endswith(
             "json_object fallback (the server refuses json_schema)")
     assert "~ : the server reported no token usage; ctxlab counted it" in done.stdout
-    assert "12/12 checks passed (10 pass, 2 at a named server limit, 0 FAIL)" in done.stdout
+    assert "13/13 checks passed (10 pass, 3 at a named server limit, 0 FAIL)" in done.stdout
+
+
+def _outputs(nb: nbformat.NotebookNode) -> str:
+    return "\n".join("".join(o.get("text", "") for o in cell.outputs) for cell in nb.cells
+                     if cell.cell_type == "code")
+
+
+def test_lessons_03_09_10_run_to_the_end_on_llama_cpp_python_and_say_what_did_not_happen(
+        tmp_path):
+    """Issue 34: on the real server lesson 09 ended in a bare IndexError and lesson 10
+    claimed a deletion that did not happen. On the fake with that server's rules (the
+    stand-in: no model file here) every cell of 03, 09 and 10 runs, and each action that
+    did not happen is said to have not happened, with the server limit."""
+    done = run("--mock", "--mock-rules", "llama-cpp-python", "--no-checks",
+               "--lessons", "03,09,10", "--lesson-dir", str(tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = {line.split()[0]: line.split()[1:5] for line in done.stdout.splitlines()
+             if line.startswith(("03_", "09_", "10_"))}
+    for lesson, (cells, passed, limits, fails) in lines.items():
+        assert int(cells) == int(passed) + int(limits) and fails == "0", lesson
+    assert done.stdout.splitlines()[-1] == "3/3 lessons ran to the end with no failing cell"
+    limit = "server limit: tools are used only when tool_choice is sent"
+    handoffs = _outputs(nbformat.read(tmp_path / "09_handoffs_and_multi_issue.ipynb",
+                                      as_version=4))
+    assert "checked: escalate to the human desk: it did NOT happen. The model did not call " \
+           "transfer_to_human_agent" in handoffs and limit in handoffs
+    assert "hand off to the repair desk: it did NOT happen" in handoffs
+    assert "scored on the offline team model" in handoffs  # the offline table says so
+    forget = _outputs(nbformat.read(tmp_path / "10_memory_across_sessions.ipynb",
+                                    as_version=4))
+    assert "checked: delete the customer's data: it did NOT happen. The model did not call " \
+           "delete_my_data" in forget and limit in forget
+    summarizing = _outputs(nbformat.read(tmp_path / "03_summarizing.ipynb", as_version=4))
+    assert "token source: all " in summarizing and "reported by the server at " in summarizing
 
 
 def test_a_stopped_server_fails_at_get_models_with_the_hints():
@@ -186,6 +225,17 @@ def test_lesson_cells_are_sorted_into_pass_limit_and_fail():
     assert failures[1].startswith("cell 4: ModelCallError: http://x/v1/chat/completions "
                                   "answered 500")  # an error without a named limit fails
     assert failures[2] == "cell 5: AssertionError: "
+    # an action that did not happen, stopped with the server limit named, is a limit
+    action = nbformat.v4.new_notebook(cells=[cell(("ActionNotTaken", "checked: hand off: it "
+                                                   "did NOT happen. ... server limit: tools "
+                                                   "are used only when tool_choice is sent")),
+                                             cell(("ActionNotTaken", "checked: hand off: it "
+                                                   "did NOT happen. The model did not call "
+                                                   "it: the model chose not to call it."))])
+    _, _, action_limits, action_fails = smoke.cell_outcomes(action)
+    assert len(action_limits) == 1 and action_limits[0].startswith("cell 0: ActionNotTaken")
+    assert len(action_fails) == 1 and action_fails[0].startswith(
+        "cell 1: ActionNotTaken")  # no named limit: a failure
     # a bare openai error is a failure even when its text mentions a limit
     bare = nbformat.v4.new_notebook(cells=[cell(("BadRequestError", "server limit: 8192"))])
     assert smoke.cell_outcomes(bare)[3] == ["cell 0: BadRequestError: server limit: 8192"]
