@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -109,18 +110,24 @@ class _FoldFailures(logging.Filter):
         return self.logger.isEnabledFor(logging.DEBUG)
 
 
-def fold_failure_summary(reasons: Sequence[str], sessions: Sequence[str] = ()) -> str:
+def fold_failure_summary(reasons: Sequence[str], sessions: Sequence[str] = (),
+                         waiting: int = 0) -> str:
     """One line for ``reasons`` (each failed fold's error text): the count, the cause
-    (the server limit when the error names one) and what to do (the error's own advice)."""
+    (the server limit when the error names one) and what to do (the error's own advice);
+    ``waiting`` counts the views shown over the fold limit meanwhile (each a
+    ``TokenBudgetWarning`` that repeated the error)."""
     first = reasons[0]
     limit = re.search(r"server limit: ([^)]*)\)", first)
-    cause = limit.group(1) if limit else " ".join(first.split())[:120]
+    cause = limit.group(1) if limit else _one_line(first, 120)
     advice = (_one_line(first.split("What to do: ", 1)[1], 300) + "; "
               if "What to do: " in first else "")
     where = f" in {', '.join(repr(s) for s in sorted(sessions))}" if sessions else ""
     same = "all" if all(r == first for r in reasons) else "the first"
-    return (f"{len(reasons)} folds failed{where} ({same}: {cause}); every unfolded turn stayed "
-            f"in the view. What to do: {advice}each failure's details are logged at DEBUG "
+    folds = f"{len(reasons)} folds failed" if len(reasons) > 1 else "a fold failed"
+    over = (f", and {waiting} views went over the fold limit while it waited" if waiting
+            else "")
+    return (f"{folds}{where} ({same}: {cause}){over}; every unfolded turn stayed in the view. "
+            f"What to do: {advice}each failure's details are logged at DEBUG "
             "(logging.getLogger('ctxlab.summarizing').setLevel(logging.DEBUG))")
 
 
@@ -129,21 +136,40 @@ def _one_line(text: str, width: int) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
+_WAITING = re.compile(r"the summarizer failed \((.*)\); retried when items are next added",
+                      re.DOTALL)
+
+
 @contextlib.contextmanager
 def grouped_fold_warnings() -> Iterator[list[str]]:
-    """While the block runs, each fold-failure warning of a summarizing session is logged
-    at DEBUG instead; after it, one warning sums them up (:func:`fold_failure_summary`).
-    Yields the list the failures' reasons are collected in."""
+    """While the block runs, each fold-failure warning of a summarizing session (the log
+    line, and the ``TokenBudgetWarning`` every view repeats it in) goes to DEBUG instead;
+    after it, one warning sums them up (:func:`fold_failure_summary`). Other warnings are
+    passed on unchanged. Yields the list the failures' reasons are collected in."""
+    from ..sessions import TokenBudgetWarning
+
     logger = logging.getLogger(FOLD_LOGGER)
     failures = _FoldFailures(logger)
     logger.addFilter(failures)
-    try:
-        yield failures.reasons
-    finally:
-        logger.removeFilter(failures)
-        if failures.reasons:
-            logger.warning("%s", fold_failure_summary(failures.reasons,
-                                                      sorted(failures.sessions)))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield failures.reasons
+        finally:
+            logger.removeFilter(failures)
+    waiting: list[str] = []
+    for found in caught:
+        match = _WAITING.search(str(found.message))
+        if issubclass(found.category, TokenBudgetWarning) and match:
+            waiting.append(match.group(1))
+            logger.debug("%s", found.message)
+        else:
+            warnings.warn_explicit(found.message, found.category, found.filename,
+                                   found.lineno)
+    reasons = failures.reasons or waiting[:1]
+    if reasons:
+        logger.warning("%s", fold_failure_summary(reasons, sorted(failures.sessions),
+                                                  len(waiting)))
 
 
 def _is_user_message(item: Any) -> bool:

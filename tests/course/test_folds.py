@@ -127,3 +127,43 @@ def test_without_grouping_every_failed_fold_is_its_own_warning(caplog):
     with caplog.at_level(logging.WARNING, logger="ctxlab.summarizing"):
         arun(store())
     assert len([r for r in caplog.records if r.levelno >= logging.WARNING]) > 1
+
+
+def test_a_run_with_failing_folds_prints_one_line_not_a_warning_per_view(caplog):
+    """Lesson 03's run_each on the 8k server: every view after the first failed fold
+    repeated the ~1,100-character error in a TokenBudgetWarning. Now one line."""
+    import logging
+    import warnings
+
+    from agents import set_tracing_disabled
+
+    from ctxlab.course.agent import make_support_agent
+    from ctxlab.course.backends import offline_backend
+    from ctxlab.course.corpora import support_chat_script
+    from ctxlab.course.runs import run_conversation, run_each
+    from ctxlab.sessions import TokenBudgetWarning
+
+    set_tracing_disabled(True)
+    agent = make_support_agent(offline_backend())
+    messages = support_chat_script()[0][:8]
+
+    def session(name: str) -> SummarizingSession:
+        return SummarizingSession(keep_last_n_turns=1, context_limit=2,
+                                  summarizer=_Overflowing(), session_id=name)
+
+    with warnings.catch_warnings(record=True) as escaped, \
+            caplog.at_level(logging.WARNING, logger="ctxlab.summarizing"):
+        warnings.simplefilter("always")
+        runs = arun(run_each(agent, messages, {"s": lambda: session("grouped-run")},
+                             echo=None))
+    assert len(runs["s"]) == 8
+    assert [w for w in escaped if issubclass(w.category, TokenBudgetWarning)] == []
+    lines = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(lines) == 1, lines
+    assert "folds failed in 'grouped-run' (all: context window of 8,192 tokens), and " in \
+        lines[0] and "views went over the fold limit while it waited" in lines[0]
+    # the broken variant: the same turns without the grouping warn on every view
+    with warnings.catch_warnings(record=True) as loud:
+        warnings.simplefilter("always")
+        arun(run_conversation(agent, messages, session("loud")))
+    assert len([w for w in loud if issubclass(w.category, TokenBudgetWarning)]) > 2
