@@ -29,6 +29,7 @@ from typing import Any
 
 from agents import Agent, RunConfig, Runner, SQLiteSession
 
+from ..core.display import NOTEBOOK_COLUMNS, wrap
 from ..core.tokens import count_items_tokens
 from ..handoffs import FullHistory, HandoverSummary, IssueHandover, TrimmedHistory, view_text
 from .cases import KIND_QUESTIONS, KeyFact
@@ -213,6 +214,7 @@ def handoff_table(scores: Sequence[ModeScore]) -> str:
                      f"{d['kept_in_view']:>11.0%}{d['foreign_in_view']:>11.0%}"
                      f"{d['tokens_per_handoff']:>8.0f}")
     chats = scores[0].chats if scores else 0
-    lines.append(f"({chats} planted multi-issue chats; right/leaked/missing: answers about the "
-                 "resumed issue's facts; action: the serial the repair desk checked first)")
+    lines += wrap(f"({chats} planted multi-issue chats; right/leaked/missing: answers about the "
+                  "resumed issue's facts; action: the serial the repair desk checked first)",
+                  NOTEBOOK_COLUMNS)
     return "\n".join(lines)

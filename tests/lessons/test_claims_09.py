@@ -72,8 +72,8 @@ def test_the_measurement_prose_matches_the_table():
     prose = LESSON.markdown("measure-after")
     table = rows(LESSON.output_above("measure-after"))
     # columns: right leaked missing action-ok action-leak A-in-view B-in-view tokens
-    assert number_after(prose, "On these") == numbers(LESSON.output_above(
-        "measure-after").splitlines()[-1])[0]
+    legend = LESSON.output_above("measure-after").split("\n(")[-1]  # under the table, wrapped
+    assert number_after(prose, "On these") == numbers(legend)[0]
     assert table["per-issue"][:5] == [100, 0, 0, 100, 0] and table["per-issue"][6] == 0
     assert f"in {table['per-issue'][7]:.0f} tokens per handoff" in prose
     assert f"against {table['full'][7]:.0f} for the full history" in prose
