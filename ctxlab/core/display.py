@@ -194,6 +194,23 @@ def _two_line_width(head: str, width: int) -> int:
     return width
 
 
+def _column_sizes(heads: list[str], rows: list[list[str]], widths: list[int] | None,
+                  gap: int, fit: int) -> list[int]:
+    """Each column's width: its widest cell and heading; when the table is wider than
+    ``fit``, headings are narrowed to two lines, the most-saving first, until it fits."""
+    least = [max([0, *(display_width(row[n]) for row in rows)]) for n in range(len(heads))]
+    if widths is not None:
+        least = [max(size, wanted) for size, wanted in zip(least, widths, strict=True)]
+    sizes = [max(size, display_width(h)) for size, h in zip(least, heads, strict=True)]
+    narrow = [_two_line_width(h, max(size, *(display_width(p) for p in _heading_pieces(h) or [""])))
+              for size, h in zip(least, heads, strict=True)]
+    for n in sorted(range(len(heads)), key=lambda n: narrow[n] - sizes[n]):
+        if sum(sizes) + gap * (len(sizes) - 1) <= fit:
+            break
+        sizes[n] = min(sizes[n], narrow[n])
+    return sizes
+
+
 def grid(heads: list[str], rows: list[list[str]], align: str | list[str] = "<", *,
          gap: int = 2, widths: list[int] | None = None, rule: bool = True,
          fit: int = NOTEBOOK_COLUMNS) -> list[str]:
@@ -208,16 +225,7 @@ def grid(heads: list[str], rows: list[list[str]], align: str | list[str] = "<", 
     aligns = [align] * len(heads) if isinstance(align, str) else list(align)
     if len(aligns) != len(heads) or any(len(row) != len(heads) for row in rows):
         raise ValueError(f"grid needs {len(heads)} cells and aligns per row")
-    least = [max([0, *(display_width(row[n]) for row in rows)]) for n in range(len(heads))]
-    if widths is not None:
-        least = [max(size, wanted) for size, wanted in zip(least, widths, strict=True)]
-    sizes = [max(size, display_width(h)) for size, h in zip(least, heads, strict=True)]
-    narrow = [_two_line_width(h, max(size, *(display_width(p) for p in _heading_pieces(h) or [""])))
-              for size, h in zip(least, heads, strict=True)]
-    for n in sorted(range(len(heads)), key=lambda n: narrow[n] - sizes[n]):
-        if sum(sizes) + gap * (len(sizes) - 1) <= fit:
-            break
-        sizes[n] = min(sizes[n], narrow[n])
+    sizes = _column_sizes(heads, rows, widths, gap, fit)
     stacked = [heading_lines(h, size) if display_width(h) > size else [h]
                for h, size in zip(heads, sizes, strict=True)]
     depth = max(len(s) for s in stacked)
