@@ -155,8 +155,8 @@ def wrap(text: str, width: int, *, indent: str = "", first_indent: str = "") -> 
 
 def wrap_lines(text: str, width: int = NOTEBOOK_COLUMNS, indent: str = "  ") -> str:
     """``text`` with every line wider than ``width`` wrapped at spaces (:func:`wrap`), its
-    continuation lines indented by ``indent`` plus the line's own leading spaces; lines
-    that fit are left as they are."""
+    continuation lines indented by ``indent`` plus the line's own leading spaces (inside a
+    wrapped line a run of spaces becomes one); lines that fit are left as they are."""
     out: list[str] = []
     for line in text.split("\n"):
         if display_width(line) <= width:
