@@ -381,10 +381,10 @@ def find_chances(records_by_label: Mapping[str, Sequence[TurnRecord]], probes: S
     from .offline.reader import Layout, chance_of
 
     labels = list(records_by_label)
-    width = max(14, *(len(label) for label in labels))
-    header = f"{'turn':>4}  {'fact':<10}  " + "  ".join(f"{label:^{width}}" for label in labels)
+    width = max(14, *(display_width(label) for label in labels))  # a Chinese label too
+    header = f"{'turn':>4}  {'fact':<10}  " + "  ".join(pad(label, width, "^") for label in labels)
     lines = ["chance that the realistic reader finds each fact (Liu et al. 2024)",
-             header, "-" * len(header)]
+             header, "-" * display_width(header)]
     expected = dict.fromkeys(labels, 0.0)
     for probe in probes:
         cells = []
@@ -395,9 +395,9 @@ def find_chances(records_by_label: Mapping[str, Sequence[TurnRecord]], probes: S
             expected[label] += found
             cells.append(f"{found:.0%}" if found else "not in view")
         lines.append(f"{probe.turn:>4}  {probe.fact:<10}  "
-                     + "  ".join(f"{cell:^{width}}" for cell in cells))
+                     + "  ".join(pad(cell, width, "^") for cell in cells))
     lines.append(f"{'':>4}  {'expected':<10}  " + "  ".join(
-        f"{f'{expected[label]:.1f}/{len(probes)}':^{width}}" for label in labels))
+        pad(f"{expected[label]:.1f}/{len(probes)}", width, "^") for label in labels))
     return "\n".join(lines)
 
 

@@ -132,7 +132,7 @@ def latency_table(run: EvalRun) -> str:
     for s in run.summaries():
         for op, stats in s.latency_ms.items():
             calls = sum(len(r.latency_ms.get(op, ())) for r in run.results_for(s.strategy))
-            lines.append(f"{s.label:<28} {op:<10} {calls:>6} {stats['mean']:>8.3f} "
+            lines.append(f"{pad(s.label, 28)} {op:<10} {calls:>6} {stats['mean']:>8.3f} "
                          f"{stats['p95']:>8.3f}")
     return "\n".join(lines)
 
