@@ -41,7 +41,8 @@ BANNED: dict[str, str] = {
     "之前说过的相关的话": "客户此前提到的相关内容",
     "说好要办、还没办的事": "已答应客户、尚未办完的事",
     "每次折叠的模型调用都算钱": "每做一次摘要压缩都要调一次模型",
-    "“真实读者”": "更接近真实模型的读者",
+    "“真实读者”": "让离线模型模仿真实模型的读法",
+    "更接近真实模型的读者": "让离线模型模仿真实模型的读法",
     "视图把哪些值当成当前值": "发给模型的内容里哪些值被当作最新值",
     "在预埋了多个问题的对话上量化": "在同时包含多个问题的测试对话上统计效果",
     "搭一个更省的记忆": "设计一个成本更低的记忆方案",
@@ -50,6 +51,14 @@ BANNED: dict[str, str] = {
     "这个 extra": "需先安装 `ctxlab[multilingual]`",
     "案子交接": "交接单",
     "自己拼好答案的替身": "预先写好答案的替代品",
+    # the h31 review of README.zh-CN and lesson 05b
+    "造成的串号": "导致对话串到别人那里（串号也指手机的 IMEI）",
+    "连着结束好几次会话": "短时间内接连结束几次会话",
+    "读者都知道": "模型都能看出",
+    "跟着冰箱写": "紧跟在冰箱后面",
+    "一个不到完整历史的一半，一个是": "摘要……，状态……（说清是哪一个）",
+    "第一课会打印": "第 00 课会打印（课程从第 00 课开始）",
+    "做大模型评审": "让大模型当评委打分",
 }
 
 
@@ -101,3 +110,21 @@ def test_the_scan_would_catch_a_calque():
     sample = {"sample": "用令牌计数的探针问题"}
     assert [c for c in BANNED for t in sample.values() if c in t] == ["令牌", "探针"]
     assert re.search("|".join(BANNED), "每条记录在账本里")
+
+
+#: A single ASCII space after full-width punctuation (``客户： 对了``, ``吗？ 没有``): the mark
+#: already carries its own space, so a Chinese editor strikes the extra one (``print("客户：",
+#: text)`` adds it). Two spaces or more are alignment, not a slip.
+LOOSE_PUNCTUATION = re.compile(r"[：；，。？！、] (?=[^\s|])")
+
+
+def test_no_space_after_full_width_punctuation_in_what_lessons_print():
+    loose = [f"{name}: {text[max(0, m.start() - 12):m.end() + 12]!r}"
+             for name, text in shipped_texts().items()
+             if " output " in name or name.startswith("05b cell")
+             for m in LOOSE_PUNCTUATION.finditer(text)]
+    assert loose == []
+    # the guard: the slip is found, alignment and a table's bar are not
+    assert LOOSE_PUNCTUATION.search("客户： 对了") and LOOSE_PUNCTUATION.search("吗？ 没有")
+    assert not LOOSE_PUNCTUATION.search("查询：  [") and not LOOSE_PUNCTUATION.search("。 |")
+

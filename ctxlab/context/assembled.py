@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..core.display import NOTEBOOK_COLUMNS, wrap
 from ..core.items import item_text, preview
 from ..core.sections import SECTIONS
 
@@ -70,7 +71,8 @@ class AssembledContext:
     def table(self, width: int = 60, *, max_items: int | None = None) -> str:
         """A fixed-width breakdown: sections, then the items with their section and tokens
         (with ``max_items``, only the first and last few, and a line saying how many were
-        left out; ``max_items=0`` shows the sections only)."""
+        left out; ``max_items=0`` shows the sections only). What was dropped and the
+        warning are wrapped at spaces to fit a notebook line."""
         lines = [f"{'section':<17} {'tokens':>7}"]
         lines += [f"{name:<17} {self.sections[name]:>7}" for name in SECTIONS]
         lines.append(f"{'total':<17} {self.total:>7}  (budget {self.budget}, floor {self.floor})")
@@ -87,9 +89,9 @@ class AssembledContext:
         if max_items == 0 and rows:
             lines.append(f"({len(rows)} items; table(max_items=N) lists some)")
         if self.dropped:
-            lines.append("dropped: " + "; ".join(self.dropped))
+            lines += wrap("dropped: " + "; ".join(self.dropped), NOTEBOOK_COLUMNS, indent="  ")
         if self.warning:
-            lines.append(f"warning: {self.warning}")
+            lines += wrap(f"warning: {self.warning}", NOTEBOOK_COLUMNS, indent="  ")
         return "\n".join(lines)
 
     def __repr__(self) -> str:

@@ -9,6 +9,8 @@ place ctxlab pads, truncates or wraps text for display uses these functions:
 * :func:`display_width`: the columns a text takes;
 * :func:`pad`: a text padded to a width (left, right or centred), by columns;
 * :func:`clip`: a text cut to at most a width, with an ellipsis;
+* :func:`grid`: a table's lines, every column padded by display width, headings wrapped at
+  spaces (and after hyphens) so a table fits :data:`NOTEBOOK_COLUMNS`;
 * :func:`wrap`: a text broken into lines of at most a width. Latin words and values
   (``TCK-50821``, ``a@x.com``, ``v1.0.3``) are never split; Chinese may break between any
   two characters, but a line never starts with closing punctuation (，。、；：！？）」』”)
@@ -21,12 +23,13 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["clip", "display_width", "pad", "wrap"]
+__all__ = ["NOTEBOOK_COLUMNS", "clip", "display_width", "grid", "pad", "wrap", "wrap_lines"]
 
 #: The widest printed line a notebook shows whole: JupyterLab's output area fits about 107
 #: columns at a 1280 px window and breaks a longer line anywhere, even inside a word
-#: ("superse|ded"), so printed legends are wrapped at spaces to this width.
-NOTEBOOK_COLUMNS = 96
+#: ("superse|ded"), so printed tables fit this width and legends and reports are wrapped
+#: at spaces to it (tests/test_output_width.py checks every committed lesson's output).
+NOTEBOOK_COLUMNS = 100
 #: Punctuation a line must not start with (it belongs to the end of the previous line).
 NO_LINE_START = frozenset("，。、；：！？）」』”’》〉】〕…,.;:!?)]}%")
 #: Punctuation a line must not end with (it belongs to the start of the next line).
@@ -148,3 +151,92 @@ def wrap(text: str, width: int, *, indent: str = "", first_indent: str = "") -> 
     if line.strip() or not lines:
         lines.append(line.rstrip())
     return lines
+
+
+def wrap_lines(text: str, width: int = NOTEBOOK_COLUMNS, indent: str = "  ") -> str:
+    """``text`` with every line wider than ``width`` wrapped at spaces (:func:`wrap`), its
+    continuation lines indented by ``indent`` plus the line's own leading spaces (inside a
+    wrapped line a run of spaces becomes one); lines that fit are left as they are."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        if display_width(line) <= width:
+            out.append(line)
+            continue
+        lead = line[:len(line) - len(line.lstrip(" "))]
+        out += wrap(line.strip(" "), width, indent=lead + indent, first_indent=lead)
+    return "\n".join(out)
+
+
+def _heading_pieces(text: str) -> list[str]:
+    """A heading's pieces: its words, a hyphenated word cut after each hyphen."""
+    return [piece for word in text.split() for piece in re.findall(r"[^-]+-?|-", word)]
+
+
+def heading_lines(text: str, width: int) -> list[str]:
+    """A column heading as lines of at most ``width`` columns, broken at spaces and after
+    hyphens ("stale-as-current" -> "stale-as-", "current"); a piece wider than ``width``
+    stays whole."""
+    lines: list[str] = []
+    for piece in _heading_pieces(text):
+        if lines:
+            joined = lines[-1] + ("" if lines[-1].endswith("-") else " ") + piece
+            if display_width(joined) <= width:
+                lines[-1] = joined
+                continue
+        lines.append(piece)
+    return lines or [""]
+
+
+def _two_line_width(head: str, width: int) -> int:
+    """The narrowest width from ``width`` up at which ``head`` takes at most two lines."""
+    while len(heading_lines(head, width)) > 2:
+        width += 1
+    return width
+
+
+def _column_sizes(heads: list[str], rows: list[list[str]], widths: list[int] | None,
+                  gap: int, fit: int) -> list[int]:
+    """Each column's width: its widest cell and heading; when the table is wider than
+    ``fit``, headings are narrowed to two lines, the most-saving first, until it fits."""
+    least = [max([0, *(display_width(row[n]) for row in rows)]) for n in range(len(heads))]
+    if widths is not None:
+        least = [max(size, wanted) for size, wanted in zip(least, widths, strict=True)]
+    sizes = [max(size, display_width(h)) for size, h in zip(least, heads, strict=True)]
+    narrow = [_two_line_width(h, max(size, *(display_width(p) for p in _heading_pieces(h) or [""])))
+              for size, h in zip(least, heads, strict=True)]
+    for n in sorted(range(len(heads)), key=lambda n: narrow[n] - sizes[n]):
+        if sum(sizes) + gap * (len(sizes) - 1) <= fit:
+            break
+        sizes[n] = min(sizes[n], narrow[n])
+    return sizes
+
+
+def grid(heads: list[str], rows: list[list[str]], align: str | list[str] = "<", *,
+         gap: int = 2, widths: list[int] | None = None, rule: bool = True,
+         fit: int = NOTEBOOK_COLUMNS) -> list[str]:
+    """A table's lines: ``heads`` over ``rows`` (cells as text), every cell padded by
+    display width (a Chinese cell lines up with a Latin one). A column is as wide as its
+    widest cell and its heading (or ``widths``, when wider). When the table is wider than
+    ``fit`` columns, the headings wider than their cells are wrapped (:func:`heading_lines`,
+    at spaces and after hyphens, on at most two lines), the most-saving first, until it
+    fits or none is left; the headings are aligned at the bottom. ``align`` is one of
+    ``"<" ">" "^"`` per column, or one for all; ``rule`` adds a line of dashes under the
+    headings."""
+    aligns = [align] * len(heads) if isinstance(align, str) else list(align)
+    if len(aligns) != len(heads) or any(len(row) != len(heads) for row in rows):
+        raise ValueError(f"grid needs {len(heads)} cells and aligns per row")
+    sizes = _column_sizes(heads, rows, widths, gap, fit)
+    stacked = [heading_lines(h, size) if display_width(h) > size else [h]
+               for h, size in zip(heads, sizes, strict=True)]
+    depth = max(len(s) for s in stacked)
+    stacked = [[""] * (depth - len(s)) + s for s in stacked]
+    sep = " " * gap
+
+    def line(cells: list[str]) -> str:
+        return sep.join(pad(cell, size, a) for cell, size, a in
+                        zip(cells, sizes, aligns, strict=True)).rstrip()
+
+    lines = [line([s[k] for s in stacked]) for k in range(depth)]
+    if rule:
+        lines.append("-" * (sum(sizes) + gap * (len(sizes) - 1)))
+    return lines + [line(row) for row in rows]

@@ -259,8 +259,14 @@ def describe_items(
 ) -> str:
     """One line per item, ``index kind: text``, for printing a history compactly.
 
-    ``start`` is the index of the first item (when ``items`` is a slice of a longer list).
+    ``width`` is the text's display columns, cut to what keeps a line within
+    :data:`~ctxlab.core.display.NOTEBOOK_COLUMNS` (a notebook breaks a longer line
+    mid-word). ``start`` is the index of the first item (when ``items`` is a slice of a
+    longer list).
     """
+    from .display import NOTEBOOK_COLUMNS
+
+    width = min(width, NOTEBOOK_COLUMNS - 16)  # 16: the index and the kind
     lines = []
     for index, item in enumerate(items, start=start):
         kind = item_kind(item) if isinstance(item, Mapping) else type(item).__name__

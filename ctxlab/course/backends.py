@@ -28,6 +28,7 @@ import httpx
 from agents import ModelSettings
 from agents.models.interface import Model
 
+from ..core.display import NOTEBOOK_COLUMNS, wrap
 from .offline import OFFLINE_MODEL_NAME, OfflineSupportModel
 from .server_check import CompatibleChatModel, ServerCheck, check_server, url_problem
 
@@ -292,7 +293,8 @@ def server_check(
 def describe_backend(
     backend: Backend, *, check: bool = True, http_client: httpx.Client | None = None
 ) -> str:
-    """A few lines for the quickstart: which backend, which model, how to switch.
+    """A few lines for the quickstart: which backend, which model, how to switch (wrapped
+    at spaces to fit a notebook line).
 
     For an OpenAI-compatible server (with ``check=True``) the first call asks the server
     ``GET /models`` (:func:`server_check`) and adds a line: reachable and serving the model,
@@ -304,8 +306,8 @@ def describe_backend(
     lines = [
         f"Backend: {backend.name}",
         f"Model:   {backend.model_name}",
-        f"About:   {backend.description}",
-        f"Switch:  {backend.how_to_switch}",
+        *wrap(backend.description, NOTEBOOK_COLUMNS, first_indent="About:   ", indent=" " * 9),
+        *wrap(backend.how_to_switch, NOTEBOOK_COLUMNS, first_indent="Switch:  ", indent=" " * 9),
     ]
     if check:
         found = server_check(backend, http_client=http_client)

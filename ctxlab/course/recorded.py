@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from ..core.display import wrap_lines
 from ..facts.identifiers import identifier_values
 
 
@@ -42,12 +43,13 @@ class RecordedSummary:
         return [v for v in identifier_values(said) if v not in self.reply]
 
     def describe(self) -> str:
-        """Where, when and with what it was recorded, in three lines."""
-        return (f"RECORDED on {self.recorded} (not run now): {self.model}\n"
-                f"served by {self.server}\n"
-                f"{self.usage.get('input_tokens')} input tokens, "
-                f"{self.usage.get('output_tokens')} output tokens "
-                f"(max_tokens={self.request.get('max_tokens')}), {self.seconds} s")
+        """Where, when and with what it was recorded, in three lines (each wrapped at spaces
+        to fit a notebook line)."""
+        return wrap_lines(f"RECORDED on {self.recorded} (not run now): {self.model}\n"
+                          f"served by {self.server}\n"
+                          f"{self.usage.get('input_tokens')} input tokens, "
+                          f"{self.usage.get('output_tokens')} output tokens "
+                          f"(max_tokens={self.request.get('max_tokens')}), {self.seconds} s")
 
 
 def recorded_llm_summary() -> RecordedSummary:

@@ -20,7 +20,7 @@ from typing import Any
 from agents import Agent, RunConfig, Runner
 from agents.run_config import CallModelData, ModelInputData
 
-from ..core.display import display_width, pad
+from ..core.display import display_width, grid, pad
 from ..core.items import clone, is_output, item_kind, item_text
 from ..core.tokens import ITEM_OVERHEAD_TOKENS, get_token_counter, tool_schema_text
 from ..summarizers.metered import SummaryCall, metered
@@ -382,21 +382,20 @@ def probe_table(records_by_label: Mapping[str, Sequence[TurnRecord]], probes: Se
     table: :func:`answered_by`); ``reader`` is the older form, the offline model's reader
     label alone (``agent.model.reader_label``)."""
     labels = list(records_by_label)
-    width = max(16, *(display_width(label) for label in labels))
-    header = f"{'turn':>4}  {'fact':<10}  " + "  ".join(pad(label, width, "^")
-                                                         for label in labels)
-    lines = [header, "-" * display_width(header)]
+    marks = [[PROBE_MARKS[probe_outcome(records_by_label[label], probe)] for label in labels]
+             for probe in probes]
+    totals = [sum(recalled(records_by_label[label], p) for p in probes) for label in labels]
+    # one space between the run columns (a mark is up to 16 wide), so five runs fit a notebook
+    lines = grid(["turn", "fact", *labels],
+                 [*([str(p.turn), p.fact, *row] for p, row in zip(probes, marks, strict=True)),
+                  ["", "total", *(f"{t}/{len(probes)}" for t in totals)]],
+                 [">", "<", *("^" * len(labels))], gap=1,
+                 widths=[4, 5, *(max(len(m) for m in PROBE_MARKS.values())
+                                 for _ in labels)])
     if answered:
         lines.insert(0, f"answers by {answered}")
     elif reader:
         lines.insert(0, f"answers by the offline model, {reader}")
-    for probe in probes:
-        marks = [PROBE_MARKS[probe_outcome(records_by_label[label], probe)] for label in labels]
-        lines.append(f"{probe.turn:>4}  {pad(probe.fact, 10)}  "
-                     + "  ".join(pad(mark, width, "^") for mark in marks))
-    totals = [sum(recalled(records_by_label[label], p) for p in probes) for label in labels]
-    lines.append(f"{'':>4}  {'total':<10}  "
-                 + "  ".join(pad(f"{t}/{len(probes)}", width, "^") for t in totals))
     return "\n".join(lines)
 
 
@@ -411,10 +410,10 @@ def find_chances(records_by_label: Mapping[str, Sequence[TurnRecord]], probes: S
     from .offline.reader import Layout, chance_of
 
     labels = list(records_by_label)
-    width = max(14, *(len(label) for label in labels))
-    header = f"{'turn':>4}  {'fact':<10}  " + "  ".join(f"{label:^{width}}" for label in labels)
+    width = max(14, *(display_width(label) for label in labels))  # a Chinese label too
+    header = f"{'turn':>4}  {'fact':<10}  " + "  ".join(pad(label, width, "^") for label in labels)
     lines = ["chance that the realistic reader finds each fact (Liu et al. 2024)",
-             header, "-" * len(header)]
+             header, "-" * display_width(header)]
     expected = dict.fromkeys(labels, 0.0)
     for probe in probes:
         cells = []
@@ -425,9 +424,9 @@ def find_chances(records_by_label: Mapping[str, Sequence[TurnRecord]], probes: S
             expected[label] += found
             cells.append(f"{found:.0%}" if found else "not in view")
         lines.append(f"{probe.turn:>4}  {probe.fact:<10}  "
-                     + "  ".join(f"{cell:^{width}}" for cell in cells))
+                     + "  ".join(pad(cell, width, "^") for cell in cells))
     lines.append(f"{'':>4}  {'expected':<10}  " + "  ".join(
-        f"{f'{expected[label]:.1f}/{len(probes)}':^{width}}" for label in labels))
+        pad(f"{expected[label]:.1f}/{len(probes)}", width, "^") for label in labels))
     return "\n".join(lines)
 
 

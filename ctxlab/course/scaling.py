@@ -10,9 +10,11 @@ were measured.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+from ..core.display import NOTEBOOK_COLUMNS, grid, wrap
 from ..stores.redis import RedisKeys
 
 #: How ``redis-cli --cluster create`` splits the 16,384 slots over three masters.
@@ -57,10 +59,12 @@ def load_figures(path: str | Path) -> dict[str, Any]:
 
 
 def provenance(figures: dict[str, Any]) -> str:
-    """One line: which benchmark, when, where, with which settings."""
+    """Which benchmark, when, where, with which settings (wrapped at spaces to fit a
+    notebook line)."""
     settings = ", ".join(f"{k}={v}" for k, v in figures.get("settings", {}).items())
-    return (f"{figures['benchmark']}, measured {figures['measured_at']} on "
+    said = (f"{figures['benchmark']}, measured {figures['measured_at']} on "
             f"{figures.get('machine', 'an unspecified machine')} ({settings})")
+    return "\n".join(wrap(said, NOTEBOOK_COLUMNS, indent="  "))
 
 
 def failover_table(figures: dict[str, Any]) -> str:
@@ -73,13 +77,23 @@ def failover_table(figures: dict[str, Any]) -> str:
     cost = figures.get("wait_cost")
     if cost:
         fast, durable = cost["0"], cost["1"]
-        lines.append(f"add_items on a healthy cluster: default p50 {fast['p50_ms']} ms "
-                     f"(p99 {fast['p99_ms']}), durable p50 {durable['p50_ms']} ms "
-                     f"(p99 {durable['p99_ms']}): "
-                     f"{durable['p50_ms'] / fast['p50_ms']:.1f}x per write")
+        lines += wrap(f"add_items on a healthy cluster: default p50 {fast['p50_ms']} ms "
+                      f"(p99 {fast['p99_ms']}), durable p50 {durable['p50_ms']} ms "
+                      f"(p99 {durable['p99_ms']}): "
+                      f"{durable['p50_ms'] / fast['p50_ms']:.1f}x per write",
+                      NOTEBOOK_COLUMNS, indent="  ")
     return "\n".join(lines)
 
 
 def load_table(figures: dict[str, Any]) -> str:
-    """The chat-service load runs as the benchmark printed them."""
-    return "\n".join(figures["report"])
+    """The chat-service load runs as the benchmark printed them, laid out to fit a notebook
+    line: the table's headings (separated by two spaces or more in the report) wrapped onto
+    two lines where needed, the sentences under it wrapped at spaces."""
+    report = list(figures["report"])
+    heads = re.split(r"\s{2,}", report[0].strip()) if report else []
+    rows = [line.split() for line in report[1:] if len(line.split()) == len(heads)
+            and not line.startswith(" ")]
+    lines = grid(heads, rows, ["<", *(">" * (len(heads) - 1))], rule=False) if rows else []
+    for line in report[1 + len(rows):] if rows else report:
+        lines += wrap(line, NOTEBOOK_COLUMNS, indent="  ")
+    return "\n".join(lines)

@@ -32,7 +32,7 @@ from typing import Any
 
 from agents import Agent
 
-from ..core.display import NOTEBOOK_COLUMNS, wrap
+from ..core.display import NOTEBOOK_COLUMNS, display_width, pad, wrap
 from ..course.drifting import DriftingSummarizer
 from ..facts.typed import ALL_FACT_KINDS, facts_in_text
 from ..sessions import SummarizingSession
@@ -131,14 +131,14 @@ class DriftReport:
 
     def table(self) -> str:
         """One row per variant: current, stale-as-current, answers by kind, folds, vs full."""
-        width = max(8, *(len(r.label) for r in self.rows))
+        width = max(8, *(display_width(r.label) for r in self.rows))
         head = (f"{'summarizer':<{width}}  {'current':>7}  {'stale':>5}  {'correct':>7}  "
                 f"{'confirm':>7}  {'wrong':>5}  {'none':>4}  {'calls':>5}  {'vs full':>7}")
         lines = [head, "-" * len(head)]
         for row in self.rows:
             s, a = row.summary, row.answers
             lines.append(
-                f"{row.label:<{width}}  {s.current_rate or 0:>7.1%}  {s.use_stale:>5}  "
+                f"{pad(row.label, width)}  {s.current_rate or 0:>7.1%}  {s.use_stale:>5}  "
                 f"{a['correct']:>7}  {a['unsure']:>7}  {a['wrong']:>5}  {a['missing']:>4}  "
                 f"{s.summary_calls:>5}  {s.token_ratio or 0:>7.1%}")
         legend = (f"drift: rate {self.rate} per fold, seed {self.seed}; current = probed "

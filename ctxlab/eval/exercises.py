@@ -16,6 +16,7 @@ from typing import Any
 
 from agents import RunConfig, SQLiteSession
 
+from ..core.display import NOTEBOOK_COLUMNS, wrap
 from ..core.items import item_text
 from ..course.agent import make_support_agent
 from ..course.corpora import support_chat_script
@@ -41,7 +42,7 @@ _MARKS: dict[str, dict[bool | None, str]] = {
 class CheckResult:
     """The verdict on one answer: ``passed`` is True, False, or None (not answered yet);
     ``language`` is the language of the lesson (``"zh"`` for lesson 05b), which the mark
-    is written in."""
+    is written in. Printed, the verdict is wrapped to fit a notebook line."""
 
     passed: bool | None
     message: str
@@ -53,7 +54,7 @@ class CheckResult:
     def __str__(self) -> str:
         mark = _MARKS.get(self.language, _MARKS["en"])[self.passed]
         sep = "：" if self.language == "zh" else ": "
-        return f"{mark}{sep}{self.message}"
+        return "\n".join(wrap(f"{mark}{sep}{self.message}", NOTEBOOK_COLUMNS, indent="  "))
 
     __repr__ = __str__
 

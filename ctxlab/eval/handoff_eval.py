@@ -37,6 +37,7 @@ from typing import Any
 
 from agents import Agent, RunConfig, Runner, SQLiteSession
 
+from ..core.display import NOTEBOOK_COLUMNS, wrap
 from ..core.tokens import count_items_tokens
 from ..handoffs import FullHistory, HandoverSummary, IssueHandover, TrimmedHistory, view_text
 from .cases import KIND_QUESTIONS, KeyFact
@@ -275,7 +276,7 @@ def handoff_table(scores: Sequence[ModeScore]) -> str:
                      f"{d['tokens_per_handoff']:>8.0f}")
     chats = scores[0].chats if scores else 0
     model = scores[0].model if scores else "-"
-    lines.append(f"({chats} planted multi-issue chats, scored on the {model}; "
-                 "right/leaked/missing: answers about the resumed issue's facts; action: the "
-                 "serial the repair desk checked first)")
+    lines += wrap(f"({chats} planted multi-issue chats, scored on the {model}; "
+                  "right/leaked/missing: answers about the resumed issue's facts; action: the "
+                  "serial the repair desk checked first)", NOTEBOOK_COLUMNS)
     return "\n".join(lines)

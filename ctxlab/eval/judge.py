@@ -30,6 +30,7 @@ from typing import Any
 from openai import AsyncOpenAI
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..core.display import NOTEBOOK_COLUMNS, wrap
 from ..core.openai_calls import Api, JsonMode, ModelCaller, json_text
 from ..course.backends import choose_backend
 from ..memory import strict_schema
@@ -222,7 +223,7 @@ class JudgeReport:
 
     def table(self) -> str:
         if self.skipped:
-            return self.skipped
+            return "\n".join(wrap(self.skipped, NOTEBOOK_COLUMNS))
         names = [*RUBRIC, "overall"]
         lines = [f"{'strategy':<22} " + " ".join(f"{n:>12}" for n in names)]
         for strategy, scores in self.means().items():

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.display import NOTEBOOK_COLUMNS, wrap
 from .cases import EvalCase
 from .evaluate import evaluate
 from .results import EvalRun
@@ -75,15 +76,17 @@ class SweepResult:
         return recommend(self.points, self.target)
 
     def advice(self) -> str:
-        """One sentence: what to choose and why."""
+        """One sentence: what to choose and why (wrapped at spaces to fit a notebook line)."""
         best = self.recommended
         share = f"{best.recall:.1%} of probed facts in view at {best.token_ratio:.0%} of the " \
                 "full history's input tokens"
         if best.recall >= self.target:
-            return (f"{best.strategy}: the cheapest setting that keeps at least "
+            said = (f"{best.strategy}: the cheapest setting that keeps at least "
                     f"{self.target:.0%} recall ({share}).")
-        return (f"no value reaches {self.target:.0%} recall; {best.strategy} comes closest "
-                f"({share}); try larger values or another strategy.")
+        else:
+            said = (f"no value reaches {self.target:.0%} recall; {best.strategy} comes "
+                    f"closest ({share}); try larger values or another strategy.")
+        return "\n".join(wrap(said, NOTEBOOK_COLUMNS))
 
     def table(self) -> str:
         """Value, recall, token ratio, cost per 100 turns; * marks the Pareto front, ->

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ..core.display import display_width, pad
+from ..core.display import display_width, grid, pad, wrap_lines
 from ..core.items import preview
 from .cases import EvalCase
 from .results import EvalRun, StrategySummary
@@ -81,17 +81,10 @@ def summary_table(run: EvalRun | Sequence[StrategySummary],
     for c in columns:
         if c not in SUMMARY_COLUMNS:
             raise ValueError(f"unknown column {c!r}; choose from {', '.join(SUMMARY_COLUMNS)}")
-    width = max([8, *(display_width(s.label) for s in summaries)])
-    heads = [SUMMARY_COLUMNS[c][0] for c in columns]
-    sizes = [max(len(h), *(len(_cell(s, c)) for s in summaries)) if summaries else len(h)
-             for h, c in zip(heads, columns, strict=True)]
-    lines = [f"{'strategy':<{width}}  " + "  ".join(f"{h:>{n}}" for h, n in
-                                                    zip(heads, sizes, strict=True))]
-    lines.append("-" * len(lines[0]))
-    for s in summaries:
-        lines.append(f"{pad(s.label, width)}  " + "  ".join(
-            f"{_cell(s, c):>{n}}" for c, n in zip(columns, sizes, strict=True)))
-    return "\n".join(lines)
+    heads = ["strategy", *(SUMMARY_COLUMNS[c][0] for c in columns)]
+    rows = [[s.label, *(_cell(s, c) for c in columns)] for s in summaries]
+    return "\n".join(grid(heads, rows, ["<", *(">" * len(columns))],
+                          widths=[8] + [0] * len(columns)))
 
 
 def corpora_table(runs: Mapping[str, EvalRun | Sequence[StrategySummary]],
@@ -139,7 +132,7 @@ def latency_table(run: EvalRun) -> str:
     for s in run.summaries():
         for op, stats in s.latency_ms.items():
             calls = sum(len(r.latency_ms.get(op, ())) for r in run.results_for(s.strategy))
-            lines.append(f"{s.label:<28} {op:<10} {calls:>6} {stats['mean']:>8.3f} "
+            lines.append(f"{pad(s.label, 28)} {op:<10} {calls:>6} {stats['mean']:>8.3f} "
                          f"{stats['p95']:>8.3f}")
     return "\n".join(lines)
 
@@ -155,7 +148,6 @@ def survival_table(run: EvalRun, by: str = "category", *, measure: str = "recall
     names = run.strategies
     labels = [run.labels.get(n, n) for n in names]
     groups = sorted({g for per in survival.values() for g in per})
-    width = max([5, *(display_width(g) for g in groups)])
     rows = []
     for group in groups:
         cells = []
@@ -166,14 +158,8 @@ def survival_table(run: EvalRun, by: str = "category", *, measure: str = "recall
             cell = f"{value / total:.0%} of {total}" if total else "-"
             cells.append(cell + (f", {stale} stale" if stale else ""))
         rows.append(cells)
-    sizes = [max(9, display_width(label), *(len(r[n]) for r in rows))
-             for n, label in enumerate(labels)]
-    lines = [f"{by:<{width}}  " + "  ".join(pad(label, n, ">") for label, n in
-                                            zip(labels, sizes, strict=True))]
-    lines.append("-" * display_width(lines[0]))
-    for group, cells in zip(groups, rows, strict=True):
-        lines.append(f"{pad(group, width)}  " + "  ".join(
-            f"{cell:>{n}}" for cell, n in zip(cells, sizes, strict=True)))
+    lines = grid([by, *labels], [[g, *cells] for g, cells in zip(groups, rows, strict=True)],
+                 ["<", *(">" * len(labels))], widths=[5] + [9] * len(labels))
     return "\n".join(lines)
 
 
@@ -193,18 +179,21 @@ def pressure_table(run: EvalRun, strategy: str | None = None, limit: int = 8) ->
 
 
 def answer_key_table(case: EvalCase, width: int = 28) -> str:
-    """The case's answer key: fact, value, first turn, where, and what superseded it."""
-    lines = [f"{'fact':<22} {'value':<{width}} {'turn':>4}  {'where':<11} superseded by"]
+    """The case's answer key: fact, value (cut to ``width`` columns), first turn, where,
+    and what superseded it; columns as wide as their widest cell."""
+    rows = []
     for f in sorted(case.facts, key=lambda f: (f.first_item or -1)):
         turn = "-" if f.first_turn is None else str(f.first_turn)
         later = f"{f.superseded_by} (turn {f.superseded_turn})" if f.superseded_by else ""
-        lines.append(f"{pad(preview(f.name, 22), 22)} {pad(preview(f.value, width), width)} "
-                     f"{turn:>4}  {f.where or '-':<11} {later}")
-    return "\n".join(lines)
+        rows.append([preview(f.name, 22), preview(f.value, width), turn, f.where or "-", later])
+    return "\n".join(grid(["fact", "value", "turn", "where", "superseded by"], rows,
+                          ["<", "<", ">", "<", "<"], gap=1, rule=False,
+                          widths=[0, 0, 4, 0, 13]))
 
 
 def comparison_table(comparison: Comparison, max_rows: int = 5) -> str:
-    """Headline deltas per strategy pair, then regressions by category (``max_rows`` each)."""
+    """Headline deltas per strategy pair, then regressions by category (``max_rows`` each),
+    wrapped at spaces to fit a notebook line."""
     from .compare import REGRESSION_CATEGORIES
 
     lines = [f"baseline {comparison.baseline_id} vs candidate {comparison.candidate_id}"]
@@ -229,4 +218,4 @@ def comparison_table(comparison: Comparison, max_rows: int = 5) -> str:
             lines.append(f"  {preview(r.case, 24)} turn {r.turn}: {r.detail}")
         if len(items) > max_rows:
             lines.append(f"  ... and {len(items) - max_rows} more")
-    return "\n".join(lines)
+    return wrap_lines("\n".join(lines))

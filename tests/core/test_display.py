@@ -4,13 +4,23 @@ mixed rows line up with English ones, and nothing rendered for display is wider 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from ctxlab import StateMemory, describe_items
-from ctxlab.core.display import clip, display_width, pad, wrap
+from ctxlab.core import display
+from ctxlab.core.display import (
+    NOTEBOOK_COLUMNS,
+    clip,
+    display_width,
+    grid,
+    heading_lines,
+    pad,
+    wrap,
+)
 from ctxlab.core.items import preview
 from ctxlab.course.analysis import compare_token_counts, token_comparison_table
 from ctxlab.course.corpora import load_zh_support, seed_support_conversation
@@ -92,13 +102,81 @@ def test_state_messages_are_wrapped_to_the_display_width_in_either_language():
         memory.state.render(width=5)
 
 
+def _columns(text: str) -> int:
+    """Display columns, counted here without ctxlab (East Asian Wide and Fullwidth take two),
+    so a broken ``display_width`` cannot make a broken table look aligned."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _cells(line: str) -> list[tuple[int, int]]:
+    """(first, past-last) display column of each cell; cells are separated by two spaces or
+    more, so a label such as "截断 3 轮 + 状态" is one cell."""
+    return [(_columns(line[:m.start()]), _columns(line[:m.end()]))
+            for m in re.finditer(r"\S+(?: \S+)*", line)]
+
+
+def misaligned(rows: list[str], aligns: str) -> list[str]:
+    """The rows whose cells do not line up with the first row's: left-aligned cells ("<")
+    start in one column, right-aligned ones (">") end in one, centred ones ("^") keep their
+    middle (within the one column an odd gap leaves)."""
+    first, bad = _cells(rows[0]), []
+    for row in rows[1:]:
+        cells = _cells(row)
+        if len(cells) != len(first) or any(
+                (a == "<" and c[0] != f[0]) or (a == ">" and c[1] != f[1])
+                or (a == "^" and abs(c[0] + c[1] - f[0] - f[1]) > 1)
+                for c, f, a in zip(cells, first, aligns, strict=True)):
+            bad.append(row)
+    return bad
+
+
+CHINESE_TABLE = (["记忆方式", "recall", "token 合计"],
+                 [["完整历史", "100.0%", "10,568"], ["截断 3 轮 + 状态", "90.0%", "4,383"],
+                  ["trim 3", "0.0%", "3,358"], ["摘要 2/4", "100.0%", "5,148"]])
+
+
+def test_a_chinese_table_lines_up_by_display_width():
+    heads, rows = CHINESE_TABLE
+    lines = grid(heads, rows, ["<", ">", ">"])
+    assert misaligned(lines[2:], "<>>") == [] and lines[1].startswith("---")
+    assert len({_columns(line) for line in lines}) == 1  # every row as wide as the rule
+
+
+def test_the_alignment_check_catches_padding_by_len(monkeypatch):
+    """The broken variant: pad by ``len`` (a Chinese character counted as one column)."""
+    heads, rows = CHINESE_TABLE
+    monkeypatch.setattr(display, "display_width", len)
+    lines = grid(heads, rows, ["<", ">", ">"])
+    assert misaligned(lines[2:], "<>>")  # the Chinese rows end two columns per character late
+
+
+def test_lesson_05b_answer_table_lines_up():
+    """The committed output of 05b's answer table (columns centred, Chinese labels)."""
+    from lesson_outputs import Lesson
+
+    shown = Lesson.load("05b_chinese_conversations").output("78d6c8b1").rstrip("\n")
+    lines = shown.splitlines()
+    rule = next(n for n, line in enumerate(lines) if line.startswith("---"))
+    assert misaligned(lines[rule + 1:], "<^^^^^") == []
+    assert misaligned([lines[rule - 1], *lines[rule + 1:]], "<^^^^^") == []  # under the labels
+
+
+def test_headings_wrap_only_when_a_table_is_too_wide():
+    assert heading_lines("stale-as-current", 9) == ["stale-as-", "current"]
+    assert heading_lines("full history + budget 3000", 13) == ["full history", "+ budget 3000"]
+    narrow = grid(["strategy", "vs full"], [["trim 8", "99.9%"]], ["<", ">"])
+    assert narrow[0].endswith("vs full")  # fits: the heading stays on one line
+    wide = grid(["s", *(f"stale-as-current {n}" for n in range(6))], [["x", *"123456"]])
+    assert all(_columns(line) <= NOTEBOOK_COLUMNS for line in wide) and len(wide) == 4
+
+
 def test_tables_line_up_with_chinese_labels():
     case = zh_cases()[0]
     rows = answer_key_table(case, width=20).splitlines()[1:]
     facts = sorted(case.facts, key=lambda f: (f.first_item or -1))
-    for row, fact in zip(rows, facts, strict=True):
-        prefix = f"{pad(preview(fact.name, 22), 22)} {pad(preview(fact.value, 20), 20)} "
-        assert row.startswith(prefix) and display_width(prefix) == 44  # Chinese values too
+    starts = {_columns(row[:row.index(preview(fact.value, 20))])
+              for row, fact in zip(rows, facts, strict=True)}
+    assert len(starts) == 1  # every value starts in one column, Chinese facts too
     table = token_comparison_table(compare_token_counts({"English": ENGLISH, "中文": CHINESE,
                                                          "混合 mixed": MIXED}))
     width = display_width("混合 mixed")

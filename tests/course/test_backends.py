@@ -7,6 +7,7 @@ import socket
 import pytest
 from agents import OpenAIChatCompletionsModel
 
+from ctxlab.core.display import NOTEBOOK_COLUMNS
 from ctxlab.course.backends import (
     BACKEND_CHOICES,
     DEFAULT_OPENAI_MODEL,
@@ -122,7 +123,9 @@ def test_describe_backend_says_which_backend_model_and_how_to_switch():
         backend = choose_backend(env)
         text = describe_backend(backend, check=False)  # the server check: test_server_check
         assert backend.name in text and backend.model_name in text
-        assert backend.how_to_switch in text and backend.description in text
+        flat = " ".join(text.split())  # long lines are wrapped at spaces to fit a notebook
+        assert backend.how_to_switch in flat and backend.description in flat
+        assert max(len(line) for line in text.splitlines()) <= NOTEBOOK_COLUMNS
         assert "\n" not in backend.description
     assert "tracing" in choose_backend({"OPENAI_API_KEY": "sk"}).description
 

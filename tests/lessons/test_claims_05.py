@@ -26,7 +26,7 @@ def results(lesson) -> dict[str, tuple[int, int]]:
     """label -> (share of the full history's tokens in %, probes recalled of 5)."""
     probes = lesson.output(lesson.find("print(probe_table(runs, probes", kind="code"))
     header = next(line for line in probes.splitlines() if line.startswith("turn"))
-    columns = re.split(r"\s{2,}", header.strip())[2:]  # after turn, fact
+    columns = re.split(r"\s{2,}", header.split("fact", 1)[1].strip())  # after turn, fact
     totals = re.findall(r"(\d)/5", probes.split("total")[1])
     recalled = {label: int(total) for label, total in zip(columns, totals, strict=True)}
     tokens = lesson.output(lesson.find("baseline = spent_tokens(", kind="code"))

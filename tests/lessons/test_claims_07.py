@@ -50,7 +50,8 @@ def test_the_debug_log_drops_turn_1_in_the_first_call_without_it(lesson):
         lesson.find("watched = TrimmingSession", kind="code"))).group(1))
     assert int(turn) == max_turns + 2  # the Runner read turns 1-3 before storing turn 4
     assert f"turn {int(turn) - 1}'s calls were still sent turns 1-{max_turns}" in text
-    sections = ast.literal_eval(shown.split("sections of the last call:")[1].splitlines()[0])
+    logged = shown.split("sections of the last call:")[1]  # a dict, wrapped at spaces
+    sections = ast.literal_eval(logged[:logged.index("}") + 1])
     assert f"its {sections['tool_outputs']:,} tokens are the `tool_outputs`" in text
     alerts = re.findall(r"call (\d+) \(turn (\d+)\)", shown.split("alerts:")[1])
     assert alerts[0] == ("3", "2") and "from the second call of turn 2 on" in text
@@ -68,7 +69,8 @@ def test_redaction_keeps_what_the_text_says(lesson):
 def test_the_exercise_shows_what_the_check_stores(lesson):
     text = prose(lesson, lesson.find("`LEAKY_ORDER_OUTPUT` below leaks"))
     shown = lesson.output(lesson.find("print(json.dumps(LEAKY_ORDER_OUTPUT", kind="code"))
-    assert "4111 1111 1111 1111" in shown.split("customer:")[1].splitlines()[0]
+    said = shown.split("customer:")[1].split("\n{")[0]  # the message, wrapped at spaces
+    assert "4111 1111 1111 1111" in " ".join(said.split())
     assert "the customer's own message before the lookup holds her card number" in text
     for field in ("order_id", "status", "carrier", "customer_name", "home_address", "contact"):
         assert f'"{field}"' in shown
@@ -93,8 +95,8 @@ def test_the_load_figures_say_what_the_text_says(lesson):
     cell = lesson.find('The "session" columns are the time')
     shown = lesson.output_above(cell)
     prose = " ".join(lesson.markdown(cell).split())
-    for line in shown.splitlines()[2:]:
-        if "/" in line.split()[0] and not line.startswith("ctxlab"):
+    for line in shown.splitlines()[2:]:  # a wrapped line's continuation starts with spaces
+        if "/" in line.split()[0] and not line.startswith(("ctxlab", " ")):
             assert line.split()[-3:] == ["0", "0", "0"], line  # lost, dup, cross
     on_postgres, on_redis = shown.split("on postgres")[1], shown.split("on redis")[1]
     assert number_after(prose, "On PostgreSQL ctxlab took ") == number_after(

@@ -72,8 +72,8 @@ def test_the_measurement_prose_matches_the_table():
     prose = LESSON.markdown("measure-after")
     table = rows(LESSON.output_above("measure-after"))
     # columns: right leaked missing action-ok action-leak A-in-view B-in-view tokens
-    assert number_after(prose, "On these") == numbers(LESSON.output_above(
-        "measure-after").splitlines()[-1])[0]
+    legend = LESSON.output_above("measure-after").split("\n(")[-1]  # under the table, wrapped
+    assert number_after(prose, "On these") == numbers(legend)[0]
     assert table["per-issue"][:5] == [100, 0, 0, 100, 0] and table["per-issue"][6] == 0
     assert f"in {table['per-issue'][7]:.0f} tokens per handoff" in prose
     assert f"against {table['full'][7]:.0f} for the full history" in prose
@@ -92,6 +92,7 @@ def test_the_escalation_is_checked_in_the_queue_and_the_table_names_its_model():
     assert "check_action" in LESSON.source("human") and "if escalated:" in \
         LESSON.source("human")
     table = LESSON.output_above("measure-after")
-    assert "scored on the offline team model;" in table.splitlines()[-1]
+    legend = " ".join(table[table.rindex("(") :].split())
+    assert "scored on the offline team model;" in legend
     assert "stays on the offline team model" in " ".join(
         LESSON.markdown(LESSON.find("score_handoffs` runs every mode")).split())
