@@ -21,11 +21,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from store_kinds import ENCRYPTION_KEY, STORE_KINDS, StoreKind
-
 from ctxlab.stores import LogStore, MemoryLog
 
 from conftest import assistant, call, output, user
+from store_kinds import ENCRYPTION_KEY, STORE_KINDS, StoreKind
 
 __all__ = ["ENCRYPTION_KEY", "STORE_KINDS", "Backend", "StoreKind", "make_backend"]
 

@@ -92,9 +92,8 @@ def test_every_contract_check_fails_with_a_message():
     import ast
     import inspect
 
-    import store_kinds
-
     import store_contract
+    import store_kinds
 
     bare = [f"{module.__name__}.py:{node.lineno}"
             for module in (store_contract, store_kinds)
