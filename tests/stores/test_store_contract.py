@@ -108,7 +108,7 @@ def test_every_registered_adapter_runs_the_contract(dict_adapter):
     missing = sorted(registered - covered)
     assert not missing, (
         f"store adapters {missing} are registered but the store contract has no backend "
-        "for them: add one to tests/store_backends.py (DEVELOPERS.md, 'Adding a store')")
+        "for them: add a StoreKind to tests/store_kinds.py (DEVELOPERS.md, 'Adding a store')")
 
 
 @pytest.mark.parametrize("kind", [k for k in CONTRACT_KINDS
