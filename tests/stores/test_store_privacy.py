@@ -103,6 +103,11 @@ def test_a_refused_append_names_the_cause_and_leaks_nothing(kind, request, tmp_p
     message = str(error)
     assert "append items" in message and repr(sid) in message, (
         f"{kind}: the error does not name the operation and the session: {message}")
+    store = message.split(" could not ", 1)[0]
+    assert any(word in store for word in ("sqlite", "postgresql", "redis")), (
+        f"{kind}: the error does not name the store first: {message}")
+    assert "Error" in message.split(repr(sid), 1)[1], (
+        f"{kind}: the error does not name the cause: {message}")
     assert error.backend_error is not None, f"{kind}: the backend exception was not kept"
     assert error.__cause__ is None and error.__suppress_context__, (
         f"{kind}: the backend exception is chained into the traceback")
