@@ -174,6 +174,7 @@ from .stores import (
     StoreUnavailableError,
     cleanup_idle,
     open_store,
+    register_native_store,
 )
 from .summarizers import (
     SUMMARY_PROMPT,
@@ -539,6 +540,7 @@ __all__ = [
     "plot_use",
     "plot_window_parts",
     "record_run",
+    "register_native_store",
     "repair",
     "replay",
     "run_each",

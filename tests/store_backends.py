@@ -1,26 +1,15 @@
 """Real stores for the shared store tests and the store contract: every backend ctxlab has
 an adapter for, each on a real server or file.
 
-* ``memory``: the default in-process log (one session object, no other readers);
-* ``sqlite``: the SDK's ``SQLiteSession`` on a file (ctxlab's direct adapter);
-* ``redis``: the SDK's ``RedisSession`` on a real server (``redis_url`` in conftest);
-* ``redis-store``: ctxlab's :class:`ctxlab.stores.RedisStore` (hash-tagged keys) on the same
-  standalone server;
-* ``redis-cluster``: the same ``RedisStore`` on a real 3-master, 3-replica Redis Cluster
-  (``redis_cluster_url``);
-* ``sqlalchemy``: the SDK's ``SQLAlchemySession`` on an SQLite file (aiosqlite);
-* ``postgres``: the SDK's ``SQLAlchemySession`` on a real PostgreSQL server (asyncpg;
-  ``postgres_url``), each backend in a schema of its own;
-* ``postgres-psycopg``: the same through psycopg 3;
-* ``encrypted``: the SDK's ``EncryptedSession`` over an SQLite file;
-* ``dict``: a third-party adapter a user registers (``store_mutants.py``), optionally with
-  one deliberate bug (``mutation``).
-
-A :class:`Backend` hands out SDK sessions (:meth:`Backend.sdk`) and ctxlab log stores
-(:meth:`Backend.open`) on one store; every backend gets its own key prefix, schema or file,
-so tests never see each other's data. :meth:`Backend.spec` tells a subprocess how to open
-the same store (``Backend.from_spec``). Adding a backend: one branch in :meth:`Backend.sdk`,
-:meth:`Backend.stored_state_text` and :data:`NEEDS`, and its name in :data:`KINDS`.
+What each kind is (memory, SQLite, Redis, RedisStore on a server and on a Redis Cluster,
+SQLAlchemy on SQLite and on PostgreSQL through asyncpg and psycopg, encrypted, and a dict
+adapter a user registers) lives in ``store_kinds.py``, one object per kind. A
+:class:`Backend` holds one test's resources on one kind (its folder, key prefix, schema,
+clients) and hands out SDK sessions (:meth:`Backend.sdk`) and ctxlab log stores
+(:meth:`Backend.open`); every backend gets its own key prefix, schema or file, so tests
+never see each other's data. :meth:`Backend.spec` tells a subprocess how to open the same
+store (``Backend.from_spec``). Adding a backend: one object in
+``store_kinds.STORE_KINDS``; nothing here changes.
 """
 
 from __future__ import annotations
@@ -32,34 +21,28 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from agents.memory import SQLiteSession
-
-from ctxlab.stores import LogStore, MemoryLog, open_store
+from ctxlab.stores import LogStore, MemoryLog
 
 from conftest import assistant, call, output, user
+from store_kinds import ENCRYPTION_KEY, STORE_KINDS, StoreKind
+
+__all__ = ["ENCRYPTION_KEY", "STORE_KINDS", "Backend", "StoreKind", "make_backend"]
 
 #: Every persistent store kind the shared suites run on (CTXLAB_TEST_STORES=sqlite,redis
 #: narrows them while developing; CI runs them all).
-KINDS = tuple(k for k in ("sqlite", "redis", "redis-store", "redis-cluster", "sqlalchemy",
-                          "postgres", "postgres-psycopg", "encrypted")
-              if k in os.environ.get("CTXLAB_TEST_STORES", k).split(","))
+KINDS = tuple(k for k, spec in STORE_KINDS.items() if spec.persistent
+              and k in os.environ.get("CTXLAB_TEST_STORES", k).split(","))
 #: Every kind the store contract runs on (the persistent ones, memory and a user's adapter).
 CONTRACT_KINDS = ("memory", *KINDS, "dict")
 #: The server fixture (conftest) each kind needs.
-NEEDS = {"redis": "redis_url", "redis-store": "redis_url", "redis-cluster": "redis_cluster_url",
-         "postgres": "postgres_url", "postgres-psycopg": "postgres_url"}
+NEEDS = {k: spec.needs for k, spec in STORE_KINDS.items() if spec.needs}
 #: Kinds several OS processes can share (the others live in one process).
-MULTIPROCESS = tuple(k for k in KINDS)
+MULTIPROCESS = tuple(k for k in KINDS if STORE_KINDS[k].multiprocess)
 #: Which registered store adapter opens each kind (the contract covers every adapter).
-ADAPTER_OF = {"sqlite": "sqlite", "redis": "redis", "redis-store": "redis-store",
-              "redis-cluster": "redis-store", "sqlalchemy": "sqlalchemy",
-              "postgres": "sqlalchemy", "postgres-psycopg": "sqlalchemy",
-              "encrypted": "encrypted", "dict": "dict"}
+ADAPTER_OF = {k: spec.adapter for k, spec in STORE_KINDS.items() if spec.adapter}
 #: Generous socket timeouts: on a loaded 2-core machine, several worker processes starting
 #: at once can take longer than redis-py's default 5 s to get a connection going.
 TIMEOUTS = {"socket_connect_timeout": 30, "socket_timeout": 30}
-#: A fixed Fernet key for the encrypted backend (any 32 url-safe base64 bytes).
-ENCRYPTION_KEY = "bXktdGVzdC1rZXktZm9yLWN0eGxhYi1zdG9yZS1zdWl0ZS0xMjM="
 
 
 def make_backend(kind: str, request: Any, folder: Path, **kw: Any) -> Backend:
@@ -113,6 +96,7 @@ class Backend:
                  mutation: str | None = None, prefix: str | None = None,
                  schema: str | None = None):
         self.kind = kind
+        self.spec_of_kind: StoreKind = STORE_KINDS[kind]
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.path = self.folder / "chat.db"
@@ -120,19 +104,16 @@ class Backend:
         self.mutation = mutation
         self.prefix = prefix or f"ctxlab-test-{uuid.uuid4().hex[:10]}"
         self.schema = schema
-        if kind.startswith("postgres") and schema is None:
-            assert url is not None
-            self.schema = f"t_{uuid.uuid4().hex[:12]}"
-            create_schema(url, self.schema)
         self._client: Any = None
         self._engine: Any = None
-        self._memory: dict[str, MemoryLog] = {}
+        self.memory: dict[str, MemoryLog] = {}  # the memory kind's logs, by session id
+        self.spec_of_kind.prepare(self)
 
     # -- what the backend can do ----------------------------------------------------------
     @property
     def shared(self) -> bool:
         """Several session objects can share one session id (memory: one object only)."""
-        return self.kind != "memory"
+        return self.spec_of_kind.shared
 
     @property
     def multiprocess(self) -> bool:
@@ -140,14 +121,14 @@ class Backend:
 
     @property
     def is_redis(self) -> bool:
-        return self.kind.startswith("redis")
+        return self.spec_of_kind.needs in ("redis_url", "redis_cluster_url")
 
     # -- clients --------------------------------------------------------------------------
     @property
     def client(self) -> Any:
-        """The Redis client (a cluster client for ``redis-cluster``) of this loop."""
+        """The Redis client (a cluster client for a cluster kind) of this loop."""
         if self._client is None:
-            if self.kind == "redis-cluster":
+            if getattr(self.spec_of_kind, "cluster", False):
                 from redis.asyncio.cluster import RedisCluster
 
                 self._client = RedisCluster.from_url(self.url, **TIMEOUTS)
@@ -159,133 +140,44 @@ class Backend:
 
     @property
     def engine(self) -> Any:
+        """The SQLAlchemy engine of an SQL kind (its URL and connect arguments)."""
         if self._engine is None:
             from sqlalchemy.ext.asyncio import create_async_engine
 
-            if self.kind == "postgres":
-                self._engine = create_async_engine(
-                    postgres_driver_url(self.url, "asyncpg"),
-                    connect_args={"server_settings": {"search_path": self.schema}})
-            elif self.kind == "postgres-psycopg":
-                self._engine = create_async_engine(
-                    postgres_driver_url(self.url, "psycopg"),
-                    connect_args={"options": f"-csearch_path={self.schema}"})
-            else:
-                self._engine = create_async_engine(f"sqlite+aiosqlite:///{self.path}")
+            url, connect_args = self.spec_of_kind.engine_url(self)  # type: ignore[attr-defined]
+            self._engine = create_async_engine(url, connect_args=connect_args)
         return self._engine
 
     # -- sessions and stores ----------------------------------------------------------------
     def sdk(self, session_id: str, *, ttl: int | None = None) -> Any:
         """A plain SDK session on this store (what an app without ctxlab would use)."""
-        kind = self.kind
-        if kind == "sqlite":
-            return SQLiteSession(session_id, self.path)
-        if kind in ("sqlalchemy", "postgres", "postgres-psycopg"):
-            from agents.extensions.memory.sqlalchemy_session import SQLAlchemySession
-
-            return SQLAlchemySession(session_id, engine=self.engine, create_tables=True)
-        if kind == "encrypted":
-            from agents.extensions.memory import EncryptedSession
-
-            return EncryptedSession(session_id, SQLiteSession(session_id, self.path),
-                                    ENCRYPTION_KEY)
-        if kind == "redis":
-            from agents.extensions.memory import RedisSession
-
-            return RedisSession(session_id, redis_client=self.client, key_prefix=self.prefix,
-                                ttl=ttl)
-        if kind in ("redis-store", "redis-cluster"):
-            from ctxlab.stores import RedisStore
-
-            return RedisStore(session_id, client=self.client, key_prefix=self.prefix, ttl=ttl)
-        if kind == "dict":
-            from store_mutants import DictSession
-
-            return DictSession(session_id, self.mutation)
-        raise ValueError(f"no SDK session for store kind {kind!r}")
+        return self.spec_of_kind.sdk(self, session_id, ttl)
 
     def open(self, session_id: str) -> LogStore:
         """A ctxlab log store on ``session_id`` (a fresh object: another 'process')."""
-        if self.kind == "memory":
-            return self._memory.setdefault(session_id, MemoryLog(session_id))
-        return open_store(self.sdk(session_id))
+        return self.spec_of_kind.open(self, session_id)
 
     def store_arg(self, session_id: str) -> Any:
         """What a ctxlab session's ``store=`` gets for ``session_id``."""
-        return self.open(session_id) if self.kind == "memory" else self.sdk(session_id)
+        return self.spec_of_kind.store_arg(self, session_id)
 
     async def stored_items(self, session_id: str) -> list[dict[str, Any]]:
         """The whole log of ``session_id`` as a fresh reader sees it."""
-        if self.kind == "memory":
-            return list(self._memory[session_id]._items) if session_id in self._memory else []
-        log = self.open(session_id)
-        try:
-            delta = await log.sync()
-            assert delta.keep == 0
-            return delta.items
-        finally:
-            await log.aclose()
+        return await self.spec_of_kind.stored_items(self, session_id)
 
     async def stored_state_text(self, session_id: str) -> str | None:
         """The strategy state of ``session_id`` exactly as the backend stores it (read with
         the backend's own client, not through ctxlab)."""
-        kind = self.kind
-        if kind in ("sqlite", "sqlalchemy", "encrypted"):
-            import sqlite3
-
-            with sqlite3.connect(self.path) as db:
-                row = db.execute("SELECT data FROM ctxlab_state WHERE session_id = ?",
-                                 (session_id,)).fetchone()
-            return None if row is None else row[0]
-        if kind.startswith("postgres"):
-            from sqlalchemy import text
-
-            async with self.engine.connect() as conn:
-                row = (await conn.execute(text(
-                    "SELECT data FROM ctxlab_state WHERE session_id = :s"),
-                    {"s": session_id})).first()
-            return None if row is None else row[0]
-        if kind == "redis":
-            raw = await self.client.hget(f"{self.prefix}:{session_id}:ctxlab:state", "data")
-            return None if raw is None else raw.decode()
-        if kind in ("redis-store", "redis-cluster"):
-            from ctxlab.stores.redis import RedisKeys
-
-            keys = RedisKeys(self.prefix, session_id, tagged=True)
-            raw = await self.client.hget(keys.state, "data")
-            return None if raw is None else raw.decode()
-        raise NotImplementedError(f"stored_state_text does not know store kind {kind!r}")
+        return await self.spec_of_kind.stored_state_text(self, session_id)
 
     async def write_raw(self, session_id: str, raws: list[str]) -> None:
         """Append entries to the session's log as another program would: raw text straight
         into the backend (junk, poison rows), not through any session class."""
-        kind = self.kind
-        if kind in ("sqlite", "sqlalchemy", "encrypted"):
-            import sqlite3
+        await self.spec_of_kind.write_raw(self, session_id, raws)
 
-            with sqlite3.connect(self.path) as db:
-                db.executemany("INSERT INTO agent_messages (session_id, message_data) "
-                               "VALUES (?, ?)", [(session_id, raw) for raw in raws])
-            return
-        if kind.startswith("postgres"):
-            from sqlalchemy import text
-
-            async with self.engine.begin() as conn:
-                for raw in raws:
-                    await conn.execute(text(
-                        "INSERT INTO agent_messages (session_id, message_data) "
-                        "VALUES (:s, :m)"), {"s": session_id, "m": raw})
-            return
-        if kind == "redis":
-            await self.client.rpush(f"{self.prefix}:{session_id}:messages", *raws)
-            return
-        if kind in ("redis-store", "redis-cluster"):
-            from ctxlab.stores.redis import RedisKeys
-
-            await self.client.rpush(RedisKeys(self.prefix, session_id, tagged=True).messages,
-                                    *raws)
-            return
-        raise NotImplementedError(f"write_raw does not know store kind {kind!r}")
+    async def refuse_appends(self, session_id: str) -> bool:
+        """Make the backend refuse the next append of ``session_id``; False if it cannot."""
+        return await self.spec_of_kind.refuse_appends(self, session_id)
 
     def spec(self) -> dict[str, Any]:
         """How a subprocess opens the same store (see :meth:`from_spec`)."""

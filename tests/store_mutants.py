@@ -11,11 +11,14 @@ it on their own. Each entry of :data:`MUTATIONS` breaks one promise:
 * ``cas-ignores-version``: ``compare_and_set`` writes whatever the version is;
 * ``lease-always-granted``: ``acquire_lease`` never refuses;
 * ``pop-keeps-epoch``: ``pop`` removes the item but does not bump the epoch or version;
-* ``truncate-ignores-version``: ``truncate`` rewrites the log whatever the version is.
+* ``truncate-ignores-version``: ``truncate`` rewrites the log whatever the version is;
+* ``loses-one-append-in-50``: one append in 50, at random (OS entropy, no seed), is
+  acknowledged (the writer's delta shows it) but never stored.
 """
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -33,7 +36,11 @@ from ctxlab.stores import (
 )
 
 MUTATIONS = ("cas-ignores-version", "lease-always-granted", "pop-keeps-epoch",
-             "truncate-ignores-version")
+             "truncate-ignores-version", "loses-one-append-in-50")
+
+#: The loss of ``loses-one-append-in-50``: unseeded, so no run is reproducible by luck.
+LOSS = random.Random()
+LOSS_RATE = 1 / 50
 
 #: One "server" per process: session id -> its record (items, state, lease, checkpoints).
 SERVER: dict[str, dict[str, Any]] = {}
@@ -178,6 +185,9 @@ class DictLog(LogStore):
 
     async def _append(self, items: list[dict[str, Any]]) -> Delta:
         keep = self._seen
+        if self.mutation == "loses-one-append-in-50" and LOSS.random() < LOSS_RATE:
+            delta = self._delta(keep)  # acknowledged as stored, but never stored
+            return Delta(delta.keep, [*delta.items, *items], delta.state)
         self._rec["items"].extend(items)
         return self._delta(keep)
 

@@ -34,6 +34,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..core.error_text import cause_text
 from ..core.items import item_text
 from ..core.tokens import ITEM_OVERHEAD_TOKENS
 from ..facts.identifiers import identifier_values, missing_from
@@ -215,7 +216,7 @@ class FoldEngine:
             if isinstance(exc, (asyncio.TimeoutError, DeadlineExceeded)):
                 reason = f"timed out after {host.summary_timeout}s"
             else:
-                reason = f"{type(exc).__name__}: {exc}"
+                reason = cause_text(exc)  # (its text may quote the summary: scrubbed)
             async with host.lock:
                 self.fail(reason)
             return False

@@ -12,6 +12,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.error_text import cause_text
 from ..core.rawlog import RawLog
 from ..policies.summarize import SummaryRecord
 from ..stores.base import StoredState
@@ -50,7 +51,7 @@ class SummaryState:
             generation = int(data.get("generation", 0))
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             logger.warning("session %r: ignoring a malformed summary in the store (%s)",
-                           session_id, exc)
+                           session_id, cause_text(exc))
             generation = 0
         self.summary, self.generation, self.verified = summary, generation, None
 

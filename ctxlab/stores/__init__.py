@@ -14,6 +14,7 @@ from .base import (
     StoreUnavailableError,
 )
 from .memory import MemoryLog, MemoryStateStore
+from .native import register_native_store
 from .redis import RedisLog, RedisStateStore, StoreNotDurableError
 from .redis_store import RedisStore
 from .registry import (
@@ -48,6 +49,7 @@ __all__ = [
     "StoredState",
     "cleanup_idle",
     "open_store",
+    "register_native_store",
     "register_store",
     "state_store_for",
     "store_adapters",

@@ -30,11 +30,18 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
+from ..core.error_text import cause_text
 from ..core.items import MAX_DEPTH, invalid_entry, nesting_exceeds
 
 
 class StoreError(RuntimeError):
-    """A store operation failed (the message names the store, session and operation)."""
+    """A store operation failed. The message names the store, the session, the operation
+    and the cause, never stored content; the backend's own exception (whose text may quote
+    what was stored, e.g. SQL parameters) is kept as :attr:`backend_error`, out of the
+    message and of the traceback's text."""
+
+    #: The backend exception this error translates, if any (for code; never printed).
+    backend_error: BaseException | None = None
 
 
 class StoreUnavailableError(StoreError):
@@ -218,7 +225,10 @@ class LogStore(ABC):
         except StoreError:
             raise
         except Exception as exc:
-            raise self._wrap(exc, "read the log") from exc
+            wrapped = self._wrap(exc, "read the log")
+            if wrapped is exc:
+                raise
+            raise wrapped from None
 
     async def append(self, items: Sequence[dict[str, Any]]) -> Delta:
         """Append ``items`` in one transaction; the delta places them after anything other
@@ -228,7 +238,10 @@ class LogStore(ABC):
         except StoreError:
             raise
         except Exception as exc:
-            raise self._wrap(exc, "append items") from exc
+            wrapped = self._wrap(exc, "append items")
+            if wrapped is exc:
+                raise
+            raise wrapped from None
 
     async def pop(self) -> tuple[dict[str, Any] | None, Delta]:
         """Remove the newest stored item (bumping the epoch) and return it."""
@@ -298,16 +311,19 @@ class LogStore(ABC):
 
     def _wrap(self, exc: Exception, what: str) -> Exception:
         """The error to raise for a backend exception: a ctxlab StoreError that names the
-        store, the session and the operation, or ``exc`` itself when it is not a backend
-        error (see :meth:`_translate`)."""
+        store, the session, the operation and the cause (:func:`ctxlab.core.error_text.
+        cause_text`: nothing stored), with ``exc`` as its ``backend_error``; or ``exc``
+        itself when it is not a backend error (see :meth:`_translate`). Raise it ``from
+        None``: the backend's text (SQL parameters, failing rows) stays out of tracebacks."""
         error = self._translate(exc)
         if error is None:
             return exc
-        detail = str(exc).rstrip(". ") or "no details"
-        return type(error)(
+        wrapped = type(error)(
             f"{self.describe()} could not {what} for session {self.session_id!r}: "
-            f"{type(exc).__name__}: {detail}. {error}"
+            f"{cause_text(exc)}. {error}"
         )
+        wrapped.backend_error = exc
+        return wrapped
 
     @contextmanager
     def _errors(self, what: str) -> Iterator[None]:
@@ -319,7 +335,7 @@ class LogStore(ABC):
             wrapped = self._wrap(exc, what)
             if wrapped is exc:
                 raise
-            raise wrapped from exc
+            raise wrapped from None
 
     @abstractmethod
     async def _sync(self) -> Delta: ...

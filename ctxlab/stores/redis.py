@@ -109,6 +109,19 @@ def translate_redis_error(exc: BaseException) -> StoreError | None:
     return None
 
 
+def cluster_node_of(client: Any, key: str) -> str:
+    """The cluster node that serves ``key``'s slot, as the client's slot table has it now
+    (the node a failed call went to; the seed node the client started from may be any
+    other), for error messages: ``redis cluster node 127.0.0.1:27003 (slot 1234)``."""
+    try:
+        slot = client.keyslot(key)
+        node = client.get_node_from_key(key)
+        return f"redis cluster node {node.host}:{node.port} (slot {slot})"
+    except Exception:  # no slot table yet (the cluster was never reached): the seed
+        nodes = getattr(client.nodes_manager, "startup_nodes", {}) or {}
+        return f"redis cluster at {next(iter(nodes), '?')} (seed node)"
+
+
 class _Scripts:
     """Lua scripts registered once per client."""
 
@@ -594,8 +607,7 @@ class RedisLog(LogStore):
             url = urlparse(str(getattr(self.sdk_session, "url", "") or ""))
             return f"redis at {url.hostname or '?'}:{url.port or '?'}"
         if is_cluster(client):
-            nodes = getattr(client.nodes_manager, "startup_nodes", {}) or {}
-            return f"redis cluster at {next(iter(nodes), '?')}"
+            return cluster_node_of(client, self.keys.messages)
         pool = getattr(client, "connection_pool", None)
         kwargs = getattr(pool, "connection_kwargs", {}) or {}
         where = f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}"

@@ -20,7 +20,7 @@ Adding a backend (say, Postgres) is one module plus one registration::
         state_for=lambda store, session_id: PostgresStateStore(store.pool, session_id),
     ))
 
-and one backend in the shared store tests (``tests/store_backends.py``), so the store
+and one test kind in the shared store tests (``tests/store_kinds.py``), so the store
 contract (``tests/stores/test_store_contract.py``) runs on it. See
 DEVELOPERS.md, "Adding a store".
 """

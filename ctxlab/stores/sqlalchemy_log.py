@@ -28,18 +28,17 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .base import (
-    UNAVAILABLE_HINT,
     Delta,
     LogStore,
     StoreConflictError,
     StoredState,
     StoreError,
-    StoreUnavailableError,
     decode_data,
     decode_entry,
 )
 from .row_cursor import RowIdCursor
 from .sql_dialects import LoopEngines
+from .sql_errors import translate_sql_error
 from .sqlalchemy import SQLAlchemyStateStore
 from .sqlalchemy_queries import AUTOCOMMIT_READS, LogQueries
 
@@ -57,20 +56,6 @@ def sdk_tables(session: Any) -> tuple[Any, Any, Any]:
         raise TypeError("this SQLAlchemySession does not expose its tables the way "
                         "openai-agents 0.24 does; pass it through ctxlab's generic adapter")
     return found  # type: ignore[return-value]
-
-
-def translate_sql_error(exc: BaseException) -> StoreError | None:
-    try:
-        from sqlalchemy import exc as sa_exc
-    except ImportError:  # pragma: no cover
-        return None
-    if isinstance(exc, (sa_exc.OperationalError, sa_exc.InterfaceError,
-                        sa_exc.DisconnectionError, ConnectionError, OSError, TimeoutError)):
-        return StoreUnavailableError(UNAVAILABLE_HINT)
-    if isinstance(exc, sa_exc.SQLAlchemyError):
-        return StoreError("The database rejected the operation; its transaction was rolled "
-                          "back, so nothing was changed by this call.")
-    return None
 
 
 class SQLAlchemyLog(RowIdCursor, LogStore):

@@ -29,6 +29,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+from ..core.error_text import cause_text
 from .base import (
     UNAVAILABLE_HINT,
     Checkpoint,
@@ -146,6 +147,9 @@ def transaction(conn: sqlite3.Connection, *, write: bool = True) -> Iterator[Non
 def translate_sqlite_error(exc: BaseException) -> StoreError | None:
     if isinstance(exc, sqlite3.OperationalError):
         return StoreUnavailableError(UNAVAILABLE_HINT)
+    if isinstance(exc, sqlite3.IntegrityError):  # a constraint or a trigger refused it
+        return StoreError("The database refused the operation; nothing was changed by this "
+                          "call.")
     if isinstance(exc, sqlite3.DatabaseError):
         return StoreError("The database file may be damaged; nothing was changed by this call.")
     return None
@@ -570,6 +574,7 @@ def cleanup_idle(
         return file.call(clean)
     except sqlite3.Error as exc:
         error = translate_sqlite_error(exc) or StoreError(str(exc))
-        raise type(error)(f"cleanup_idle on {str(db_path)!r} failed: {exc}. {error}") from exc
+        raise type(error)(f"cleanup_idle on {str(db_path)!r} failed: {cause_text(exc)}. "
+                          f"{error}") from None
     finally:
         file.close()

@@ -14,6 +14,7 @@ from ctxlab.stores import (
     SessionLog,
     StoreAdapter,
     open_store,
+    register_native_store,
     register_store,
     store_adapters,
     unregister_store,
@@ -122,3 +123,46 @@ def test_an_adapter_given_a_foreign_state_store_keeps_the_state_there(tmp_path):
     side = MemoryStateStore("s")
     log = open_store(SQLiteSession("s", tmp_path / "x.db"), state=side)
     assert isinstance(log, SessionLog) and log.state is side
+
+
+def test_a_native_session_type_is_one_call():
+    """A library's session class that already satisfies the SDK's Session protocol: one
+    call, and every ctxlab session opens it (its side state where ``state_for`` says)."""
+    states: dict[str, MemoryStateStore] = {}
+    adapter = register_native_store(
+        NotebookSession, state_for=lambda store, sid: states.setdefault(
+            sid, MemoryStateStore(sid)))
+    try:
+        store = NotebookSession("native-1")
+        log = open_store(store)
+        assert isinstance(log, SessionLog) and log.state is states["native-1"], (
+            "the native store's log does not keep its state where state_for says")
+
+        async def go():
+            session = TrimmingSession(store=store, max_turns=1)
+            await session.add_items([user("q1"), user("q2")])
+            assert store.items == [user("q1"), user("q2")], "not written through the store"
+            assert await session.get_items() == [user("q2")]
+
+        arun(go())
+    finally:
+        assert unregister_store(adapter.name), "the native adapter was not registered"
+
+
+def test_a_class_that_is_not_an_sdk_session_is_refused_by_name():
+    class Half:  # no pop_item, a synchronous clear_session
+        session_id = "half"
+
+        async def get_items(self, limit=None):
+            return []
+
+        async def add_items(self, items):
+            return None
+
+        def clear_session(self):
+            return None
+
+    with pytest.raises(ValueError, match=r"lacks async def pop_item\(\.\.\.\), async def "
+                                         r"clear_session\(\.\.\.\)"):
+        register_native_store(Half)
+    assert not [a for a in store_adapters() if "Half" in a.name], "a refused class registered"

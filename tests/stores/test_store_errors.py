@@ -1,0 +1,116 @@
+"""Store errors tell the truth about where they happened: a Redis Cluster error names the
+node that serves the session's slot (where the call went), not the seed node the client
+was started from (before: "redis cluster at 127.0.0.1:<seed port>" whatever node failed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ctxlab import TrimmingSession
+from ctxlab.stores import StoreError
+
+from conftest import arun, user
+from store_backends import make_backend
+
+pytestmark = pytest.mark.redis
+
+
+def test_a_cluster_error_names_the_slots_node_not_the_seed(request, tmp_path):
+    backend = make_backend("redis-cluster", request, tmp_path)
+
+    async def go() -> None:
+        try:
+            client = backend.client
+            await client.initialize()
+            seed = next(iter(client.nodes_manager.startup_nodes))
+            kind = backend.spec_of_kind
+            for k in range(64):  # a session whose slot another node serves than the seed
+                sid = f"node-{k}"
+                node = client.get_node_from_key(kind.keys(backend, sid)[0])
+                if f"{node.host}:{node.port}" != seed:
+                    break
+            else:
+                raise AssertionError("every session id hashed to the seed node's slots")
+            session = TrimmingSession(store=backend.store_arg(sid))
+            await session.add_items([user("before")])
+            assert await backend.refuse_appends(sid), "the cluster did not refuse the append"
+            with pytest.raises(StoreError) as caught:
+                await session.add_items([user("refused")])
+            message = str(caught.value)
+            slot = client.keyslot(kind.keys(backend, sid)[0])
+            assert f"redis cluster node {node.host}:{node.port} (slot {slot})" in message, (
+                f"the error does not name the slot's node {node.host}:{node.port}: {message}")
+            assert seed not in message, f"the error names the seed node {seed}: {message}"
+        finally:
+            await backend.aclose()
+
+    arun(go())
+
+
+@pytest.fixture
+def own_cluster():
+    """A cluster only this test uses (it kills one of its masters)."""
+    import shutil
+    import tempfile
+
+    from ctxlab.stores.local_servers import LocalRedisCluster, ServerError
+
+    from conftest import server_unavailable
+
+    folder = tempfile.mkdtemp(prefix="ctxlab-errors-")
+    try:
+        cluster = LocalRedisCluster(folder).start()
+    except (ServerError, OSError) as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        server_unavailable("Redis Cluster", f"this test starts its own cluster ({exc})")
+        return
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_dead_masters_error_names_that_master(own_cluster):
+    """The master serving a session's slot dies: the calls that fail before its replica
+    takes over raise StoreUnavailableError naming that master as the store, not the seed
+    node the client started from."""
+    import asyncio
+    import time
+
+    from redis.asyncio.cluster import RedisCluster
+
+    from ctxlab.stores import RedisStore, StoreUnavailableError
+    from ctxlab.stores.redis import RedisKeys
+
+    async def go() -> tuple[str, int, int]:
+        client = RedisCluster.from_url(own_cluster.url, socket_connect_timeout=2,
+                                       socket_timeout=2)
+        try:
+            await client.initialize()
+            seed = own_cluster.nodes[0].port
+            for k in range(64):
+                sid = f"dead-{k}"
+                node = client.get_node_from_key(RedisKeys("p", sid, tagged=True).messages)
+                if node.port != seed:
+                    break
+            session = TrimmingSession(store=RedisStore(sid, client=client, key_prefix="p"))
+            await session.add_items([user("before")])
+            victim = next(n for n in own_cluster.nodes if n.port == node.port)
+            victim.kill()
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                try:
+                    await session.add_items([user("during")])
+                except StoreUnavailableError as exc:
+                    return str(exc), victim.port, seed
+                await asyncio.sleep(0.05)
+            raise AssertionError("no write failed after the session's master was killed")
+        finally:
+            await client.aclose()
+
+    message, victim, seed = arun(go())
+    store = message.split(" could not ", 1)[0]
+    assert f"127.0.0.1:{victim}" in store, (
+        f"the error does not name the dead master 127.0.0.1:{victim} as the store: {message}")
+    assert f"127.0.0.1:{seed}" not in store, f"the error names the seed node: {message}"
