@@ -252,6 +252,16 @@ _LAZY: dict[str, tuple[str, str]] = {
     "score_recall": ("ctxlab.eval.sessions_eval", "score_recall"),
     "score_preloading": ("ctxlab.eval.preload_eval", "score_preloading"),
     "run_each": ("ctxlab.course.runs", "run_each"),
+    # issue 30: real task dialogues (SGD, CrossWOZ) with answer keys from their states
+    "Dialogue": ("ctxlab.course.corpora", "Dialogue"),
+    "Turn": ("ctxlab.course.corpora", "Turn"),
+    "SlotFact": ("ctxlab.course.corpora", "SlotFact"),
+    "Customer": ("ctxlab.course.corpora", "Customer"),
+    "answer_key": ("ctxlab.course.corpora", "answer_key"),
+    "chain_customers": ("ctxlab.course.corpora", "chain_customers"),
+    "load_sgd": ("ctxlab.course.corpora", "load_sgd"),
+    "load_sgd_schema": ("ctxlab.course.corpora", "load_sgd_schema"),
+    "load_crosswoz": ("ctxlab.course.corpora", "load_crosswoz"),
 }
 
 
