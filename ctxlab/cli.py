@@ -222,7 +222,8 @@ async def _eval(args: argparse.Namespace, out: TextIO) -> int:
     bar = _progress(total, args.quiet)
     try:
         run = await evaluate(
-            cases, specs, agent=_corpus_agent(corpora, not args.no_answers), answers=not args.no_answers, scope=args.answer_scope,
+            cases, specs, agent=_corpus_agent(corpora, not args.no_answers),
+            answers=not args.no_answers, scope=args.answer_scope,
             max_answer_probes=args.max_answer_probes, price_model=args.price_model,
             run_id=args.run_id, summarizer=summarizer, corpora=corpora,
             on_result=lambda r: bar.update(1), workers=args.workers)
