@@ -60,5 +60,6 @@ def find_corrections(text: str) -> list[Correction]:
 
 
 #: Phrases after a value that say it no longer holds ("OLD 已取消", "the old one is cancelled").
-CANCELLED = re.compile(r"^\s*(?:已取消|已作废|已失效|不要了|作废了|取消了|is cancell?ed|was cancell?ed)",
+CANCELLED = re.compile(r"^\s*(?:已取消|已作废|已失效|不要了|作废了|取消了|"
+                       r"is cancell?ed|was cancell?ed)",
                        re.IGNORECASE)

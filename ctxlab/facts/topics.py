@@ -19,18 +19,27 @@ from typing import Any
 from .language import language_of
 
 #: Nouns that name an attribute of something, not a thing one asks for.
-ATTRIBUTES = frozenset(["number", "numbers", "address", "addresses", "name", "names", "time", "times", "date", "dates", "price", "prices", "rating", "ratings", "code", "email", "phone", "cost", "fee", "fare", "total", "amount", "location", "details", "info", "information"])
-ZH_ATTRIBUTES = frozenset(["电话", "地址", "名字", "名称", "价格", "评分", "时间", "号码", "门票", "车型", "车牌", "消费", "时候"])
+ATTRIBUTES = frozenset((
+    "number", "numbers", "address", "addresses", "name", "names", "time", "times", "date",
+    "dates", "price", "prices", "rating", "ratings", "code", "email", "phone", "cost", "fee",
+    "fare", "total", "amount", "location", "details", "info", "information",
+))
+ZH_ATTRIBUTES = frozenset((
+    "电话", "地址", "名字", "名称", "价格", "评分", "时间", "号码",
+    "门票", "车型", "车牌", "消费", "时候",
+))
 
 _EN_REQUEST = re.compile(
     r"\b(?:need|want|like|looking for|look for|find|book|reserve|rent|get|search for|buy|"
     r"schedule|hire|order|recommend|suggest|interested in)\s+(?:me\s+|us\s+|for\s+)?"
     r"(?:to\s+(?:book|rent|find|get|reserve|buy|see|watch|visit|search for)\s+)?"
     r"(?:a|an|another|some|the|any|\d+|two|three|four)\s+(?P<np>(?:[a-z-]+\s+){0,3}?[a-z-]+)"
-    r"(?=\s+(?:for|to|in|at|on|from|with|that|which|near|around|please|and)\b|\s*[,.!?]|\s*$)",
+    r"(?=\s+(?:for|to|in|at|on|from|with|that|which|near|nearby|around|please|and|today|"
+    r"tonight|tomorrow|again|instead)\b|\s*[,.!?]|\s*$)",
     re.IGNORECASE)
 _ZH_REQUEST = re.compile(r"推荐|找|订|预订|想去|想吃|想住|帮我|叫|打车|有没有|查")
-_ZH_HEAD = re.compile(r"(?:的|个|家|辆|间|处|些)(?P<np>[\u4e00-\u9fff]{2,3}?)(?=[吗吧呢。？！，,?!]|$)")
+_ZH_HEAD = re.compile(r"(?:的|个|家|辆|间|处|些)(?P<np>[\u4e00-\u9fff]{2,3}?)"
+                      r"(?=[吗吧呢。？！，,?!]|$)")
 
 
 def _singular(word: str) -> str:
@@ -68,7 +77,10 @@ def _camel_words(name: str) -> list[str]:
 
 
 #: Verbs of intent names that say nothing about the service.
-_INTENT_VERBS = frozenset(["find", "get", "buy", "reserve", "book", "search", "make", "check", "add", "lookup", "play", "transfer", "request", "schedule", "rent", "oneway", "roundtrip"])
+_INTENT_VERBS = frozenset((
+    "find", "get", "buy", "reserve", "book", "search", "make", "check", "add", "lookup", "play",
+    "transfer", "request", "schedule", "rent", "oneway", "roundtrip",
+))
 
 
 @dataclass(frozen=True)

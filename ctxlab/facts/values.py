@@ -47,7 +47,8 @@ _EN: tuple[tuple[str, str], ...] = (
              rf"|\b(?:the\s+)?{_ORD}\s+(?:of\s+)?(?:{_MONTH}|this month|next month)\b"
              rf"|\b(?:next|this|coming)\s+{_DAY}\b|\b{_DAY}(?:\s+(?:next|this)\s+week)?\b"
              rf"|\b(?:the\s+)?{_ORD}\b"
-             r"|\b(?:day after tomorrow|later today|today|tomorrow|tonight)\b|\b\d{4}-\d{2}-\d{2}\b"),
+             r"|\b(?:day after tomorrow|later today|today|tomorrow|tonight)\b"
+             r"|\b\d{4}-\d{2}-\d{2}\b"),
     ("time", rf"\b(?:{_PART}\s+)?(?:(?:half past|quarter past|quarter to)\s+)?{_CLOCK}"
              rf"(?:\s*(?:am|pm|a\.m\.|p\.m\.|o'clock|o\"clock))?\s+in\s+the\s+{_PART}\b"
              rf"|\b{_PART}\s+\d{{1,2}}(?::\d{{2}})?\b"
@@ -61,19 +62,35 @@ _EN: tuple[tuple[str, str], ...] = (
     ("identifier", r"\b(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9-]{2,}\b"),
     ("count", rf"\b\d+(?:\.\d+)?\b|\b{_NUMW}(?=\s+(?:days?|nights?|people|persons?|tickets?|"
               r"seats?|rooms?|adults?|guests?|of us|bedrooms?|baths?|bathrooms?)\b)"),
-    ("place", r"\b(?:from|to|in|at|near|around)\s+(?P<v>(?-i:(?:[a-z][a-z'-]+\s){0,2}[a-z][a-z'-]+))"
+    ("place", r"\b(?:from|to|in|at|near|around)\s+"
+              r"(?P<v>(?-i:(?:[a-z][a-z'-]+\s){0,2}[a-z][a-z'-]+))"
               r"(?=\s*(?:[,.!?]|$)|\s(?:to|from|on|for|and|at|in|please|instead|then)\b)"),
 )
 
 #: Lowercase words after "to", "in", "at" that are not places.
-_NOT_PLACES = frozenset("""
-a an the it this that them me us you go be do get see eat stay find book buy rent watch
-visit pay leave check make have know there here somewhere anywhere morning afternoon evening
-night today tomorrow time now then one same other city town area place moment all
-""".split())
+_NOT_PLACES = frozenset((
+    "a", "an", "the", "it", "this", "that", "them", "me", "us", "you", "go", "be", "do", "get",
+    "see", "eat", "stay", "find", "book", "buy", "rent", "watch", "visit", "pay", "leave",
+    "check", "make", "have", "know", "there", "here", "somewhere", "anywhere", "morning",
+    "afternoon", "evening", "night", "today", "tomorrow", "time", "now", "then", "one", "same",
+    "other", "city", "town", "area", "place", "moment", "all",
+))
 
 #: Capitalised words that open sentences and questions, not names.
-_COMMON = frozenset(["a", "about", "actually", "after", "alright", "also", "an", "and", "any", "anything", "are", "as", "at", "awesome", "be", "because", "but", "by", "can", "could", "cool", "did", "do", "does", "done", "excellent", "fine", "for", "from", "get", "give", "good", "great", "has", "have", "hello", "hey", "hi", "how", "i", "i'd", "i'll", "i'm", "i've", "if", "in", "is", "it", "it's", "just", "let", "let's", "like", "look", "make", "may", "maybe", "me", "more", "my", "nice", "no", "nope", "not", "now", "of", "oh", "ok", "okay", "on", "one", "or", "perfect", "please", "really", "right", "see", "shall", "should", "so", "sorry", "sounds", "sure", "thank", "thanks", "that", "that's", "the", "then", "there", "there's", "these", "they", "this", "thx", "to", "too", "um", "uh", "very", "wait", "want", "we", "well", "what", "what's", "when", "where", "which", "who", "why", "will", "with", "would", "wow", "yeah", "yep", "yes", "you", "you're", "your"])
+_COMMON = frozenset((
+    "a", "about", "actually", "add", "after", "alright", "also", "an", "and", "any", "anything",
+    "are", "as", "at", "awesome", "be", "because", "book", "but", "buy", "by", "call", "can",
+    "cancel", "change", "check", "could", "cool", "did", "do", "does", "done", "excellent",
+    "find", "fine", "for", "from", "get", "give", "good", "great", "has", "have", "hello", "hey",
+    "hi", "how", "i", "i'd", "i'll", "i'm", "i've", "if", "in", "is", "it", "it's", "just",
+    "let", "let's", "like", "look", "make", "may", "maybe", "me", "more", "my", "need", "nice",
+    "no", "nope", "not", "now", "of", "oh", "ok", "okay", "on", "one", "or", "perfect", "pick",
+    "play", "please", "really", "rent", "reserve", "right", "search", "see", "send", "shall",
+    "should", "show", "so", "sorry", "sounds", "sure", "tell", "thank", "thanks", "that",
+    "that's", "the", "then", "there", "there's", "these", "they", "this", "thx", "to", "too",
+    "um", "uh", "very", "wait", "want", "we", "well", "what", "what's", "when", "where", "which",
+    "who", "why", "will", "with", "would", "wow", "yeah", "yep", "yes", "you", "you're", "your",
+))
 
 _NAME = re.compile(r"(?:\d+\s+)?[A-Z][\w'&.-]*(?:(?:\s+|,\s+)(?:(?:of|the|and|by|de|del|la|le|"
                    r"&)\s+)*[A-Z][\w'&.-]*|\s+\d+\b)*")
@@ -83,7 +100,8 @@ _ZH_WEEK = r"(?:周|星期)[一二三四五六日天]"
 _ZH: tuple[tuple[str, str], ...] = (
     ("email", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
     ("phone", r"\d{3,4}-\d{7,8}(?:\s*(?:,|，|、|/|\s)\s*\d{3,4}-\d{7,8})*|1[3-9]\d{9}"),
-    ("time", rf"(?:{_ZH_WEEK}(?:至{_ZH_WEEK})?\s*)?(?:全天|\d{{1,2}}:\d{{2}}(?:\s*-\s*\d{{1,2}}:\d{{2}})?"
+    ("time", rf"(?:{_ZH_WEEK}(?:至{_ZH_WEEK})?\s*)?"
+             r"(?:全天|\d{1,2}:\d{2}(?:\s*-\s*\d{1,2}:\d{2})?"
              r"(?:\s+\d{1,2}:\d{2}(?:\s*-\s*\d{1,2}:\d{2})?)*)"
              r"|\d{1,2}点(?:\d{1,2}分|半|一刻)?"),
     ("date", rf"\d{{1,2}}月\d{{1,2}}[日号]|{_ZH_WEEK}|大后天|后天|明天|今天"),
@@ -91,7 +109,7 @@ _ZH: tuple[tuple[str, str], ...] = (
     ("rating", rf"{_ZH_DIGITS}分(?:以上|以下)?"),
     ("duration", rf"{_ZH_DIGITS}\s*(?:小时|分钟|天)(?:\s*-\s*{_ZH_DIGITS}\s*(?:小时|分钟|天))?"),
     ("count", rf"{_ZH_DIGITS}\s*(?:个|位|人|间|张|辆|晚|号线|站)"),
-    ("category", r"[\u4e00-\u9fff]{2}型"),
+    ("category", r"(?:(?![么什哪])[\u4e00-\u9fff]){2}型"),
     ("identifier", r"(?<![A-Za-z0-9])(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{2,}"),
 )
 
@@ -111,6 +129,15 @@ _ZH_PLACE = re.compile(
     r"酒家|酒楼|菜馆|小吃|烤鸭|火锅|面馆|铺|坊|居|轩|阁|斋|楼|府|宫|园|寺|庙|塔|桥|门|馆|店|"
     r"院|城|村|街|巷|胡同|山|湖|海|池|谷|广场|大学|学院|中心|剧场|剧院|艺术区|公园|站|路|号|区|"
     r"大厦|商场|市场|博物馆|美术馆|纪念馆|遗址|故居|长城|水库|景区|乐园|世界|基地|[A-Z]\d?口)$")
+#: Words that make a phrase a question or a description, not a name.
+_ZH_QUESTION = re.compile(r"什么|哪|么|多少|几|怎样|如何|提供|一辆|一家|一个|类型")
+_ZH_DEMONSTRATIVE = re.compile(r"^(?:这家|那家|这个|那个|这|那|该|比如|例如|像)|[里中都也]$")
+#: Kinds of place on their own ("a hotel"), not the name of one.
+_ZH_GENERIC = frozenset((
+    "酒店", "宾馆", "餐馆", "餐厅", "饭店", "景点", "地铁站", "出租车",
+    "舒适型酒店", "豪华型酒店", "经济型酒店", "高档型酒店", "周边酒店",
+    "周边餐馆", "周边景点",
+))
 _ZH_ADDRESS = re.compile(r"^(?:北京市?|[\u4e00-\u9fff]{2,3}区).{2,40}$")
 
 
@@ -148,10 +175,15 @@ def _chinese_phrases(text: str) -> Iterable[tuple[str, int, int]]:
         phrase = text[pos:stop].strip()
         if 2 <= len(phrase) <= 30 and not phrase.isdigit():
             begin = text.index(phrase, pos)
+            phrase = _ZH_DEMONSTRATIVE.sub("", phrase)
+            begin = text.index(phrase, begin)
+            if len(phrase) < 3 or _ZH_QUESTION.search(phrase) or phrase in _ZH_GENERIC:
+                pos, lead = (match.end(), after) if match else (len(text), "")
+                continue
             named = lead in _ZH_NAME_LEAD or "、" in (lead, after)
             if _ZH_ADDRESS.match(phrase) and re.search(r"[区路街号]", phrase):
                 yield "address", begin, begin + len(phrase)
-            elif _ZH_PLACE.search(phrase) or (named and len(phrase) >= 3):
+            elif _ZH_PLACE.search(phrase) or (named and not re.search(r"\d", phrase)):
                 yield "name", begin, begin + len(phrase)
         if match is not None and match.end() > match.start():
             pos, lead = match.end(), after
