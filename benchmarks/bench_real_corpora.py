@@ -17,6 +17,10 @@ fact (:mod:`ctxlab.eval.dialogue_cases`). Per corpus, split and strategy:
 * ``tokens``: every token the strategy spends (agent calls, summarizer calls in and out;
   the ``slots`` extractor is offline and makes no model call) over full history's.
 
+``summarize:2/4 topics`` is ``summarize:2/4`` with ``ExtractiveSummarizer(topics=True)``
+(each topic's latest values in the summary). ``trim:1`` keeps the last user turn; the
+``slots`` memory comes in as one user-role quoted-data message before it.
+
 ``tune`` and ``report`` are the two disjoint halves of the packaged subset (40 customers);
 ``full`` is the whole split from ``--full DIR`` (SGD dev: 160 customers, CrossWOZ
 validation: 125). The planted corpus (``planted:24``) checks that the slots memory keeps
@@ -33,11 +37,13 @@ import asyncio
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from ctxlab.course.backends import offline_backend
 from ctxlab.eval import evaluate, load_cases
 from ctxlab.eval.dialogue_cases import dialogue_agent, dialogue_cases
 from ctxlab.eval.results import EvalRun, StrategySummary
+from ctxlab.summarizers import ExtractiveSummarizer
 
 BASELINES = ("full", "trim:8", "trim:4", "summarize:2/4", "summarize:4/8", "trim:4+state")
 SLOTS = {"sgd": ("trim:1+slots", "trim:1+slots:ask", "trim:1+slots:sgd",
@@ -50,10 +56,10 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:5.1f}%"
 
 
-def row(split: str, s: StrategySummary) -> str:
+def row(split: str, s: StrategySummary, name: str | None = None) -> str:
     stale = s.stale_errors / s.probes if s.probes else None
     calls = f"{s.use_stale}/{s.use_calls}"
-    return (f"{split:<7} {s.strategy:<22} {s.cases:>4} {s.probes:>6} {_pct(s.recall):>7} "
+    return (f"{split:<7} {name or s.strategy:<22} {s.cases:>4} {s.probes:>6} {_pct(s.recall):>7} "
             f"{_pct(stale):>12} {calls:>12} {_pct(s.token_ratio):>7}")
 
 
@@ -61,9 +67,10 @@ HEADER = (f"{'split':<7} {'strategy':<22} {'cust':>4} {'facts':>6} {'kept':>7} "
           f"{'sup w/o cur':>12} {'stale calls':>12} {'tokens':>7}")
 
 
-async def run(cases: list, specs: list[str], workers: int) -> EvalRun:
+async def run(cases: list, specs: list[str], workers: int, summarizer: Any = None) -> EvalRun:
     agent = dialogue_agent(offline_backend())
-    return await evaluate(cases, specs, agent=agent, answers=False, workers=workers)
+    return await evaluate(cases, specs, agent=agent, answers=False, workers=workers,
+                          summarizer=summarizer)
 
 
 def splits(corpus: str, full: str | None) -> list[tuple[str, str]]:
@@ -89,9 +96,12 @@ async def main(argv: list[str] | None = None) -> str:
             specs = [*BASELINES, *SLOTS[corpus]]
             result = await run(cases, specs, args.workers)
             lines += [row(split, s) for s in result.summaries()]
+            topics = await run(cases, ["summarize:2/4"], 1,
+                               summarizer=lambda: ExtractiveSummarizer(topics=True))
+            lines.append(row(split, topics.summary("summarize:2/4"), "summarize:2/4 topics"))
             lines.append(f"        ({len(cases)} customers, {sum(c.n_turns for c in cases)} "
                          f"user turns, {time.perf_counter() - started:.0f} s)")
-            print("\n".join(lines[-len(specs) - 1:]), file=sys.stderr)
+            print("\n".join(lines[-len(specs) - 2:]), file=sys.stderr)
         lines.append("")
     planted = await run(load_cases("planted:24"), list(PLANTED), args.workers)
     lines += ["== planted:24 (the project's own chats)", HEADER]

@@ -90,6 +90,8 @@ _COMMON = frozenset((
     "that's", "the", "then", "there", "there's", "these", "they", "this", "thx", "to", "too",
     "um", "uh", "very", "wait", "want", "we", "well", "what", "what's", "when", "where", "which",
     "who", "why", "will", "with", "would", "wow", "yeah", "yep", "yes", "you", "you're", "your",
+    "added", "booked", "confirmed", "found", "got", "here", "however", "sadly", "sent",
+    "unfortunately", "until", "there're", "i'd", "would", "how's", "it'll", "we'll", "we've",
 ))
 
 _NAME = re.compile(r"(?:\d+\s+)?[A-Z][\w'&.-]*(?:(?:\s+|,\s+)(?:(?:of|the|and|by|de|del|la|le|"
@@ -116,7 +118,8 @@ _ZH: tuple[tuple[str, str], ...] = (
 #: Where a Chinese phrase stops: punctuation and the function words around names.
 _ZH_BREAK = re.compile(
     r"[，。！？；：、,!?;:\s“”\"'《》]|\.(?!\d)|等等|等|为您推荐|给您推荐|推荐您去|推荐您到|推荐|"
-    r"可以去|就是|就很|不错|可不可以|符合|入住|尝尝|您看|"
+    r"可以去|就是|就很|不错|可不可以|符合|入住|尝尝|您看|你们|我们|他们|您们|介绍|一处|上车|下车|坐到|"
+    r"起点|终点|"
     r"可以|的话|还有|以及|或者|这家|那家|这个|那个|这里|那里|一家|一个|附近|周边有|周边的|周边|"
     r"地址是|地址|电话是|电话|评分是|评分在|评分|价格是|价格|门票|帮我|我想|我要|想去|请问|好的|"
     r"谢谢|知道|就去|就选|打算|名叫|叫做|游玩|住宿|用餐|吃饭|参观|逛逛|看看|能满足|满足|怎么样|"
@@ -138,7 +141,8 @@ _ZH_GENERIC = frozenset((
     "舒适型酒店", "豪华型酒店", "经济型酒店", "高档型酒店", "周边酒店",
     "周边餐馆", "周边景点",
 ))
-_ZH_ADDRESS = re.compile(r"^(?:北京市?|[\u4e00-\u9fff]{2,3}区).{2,40}$")
+_ZH_ADDRESS = re.compile(r"^(?:北京市?|[\u4e00-\u9fff]{2,3}区).{2,40}$|"
+                         r"^[^\d]{2,12}(?:路|街|道|镇|村|巷|胡同)\S*\d+\S*(?:号|层|米|室)")
 
 
 def _claim(found: list[Value], taken: list[tuple[int, int]], kind: str, text: str,

@@ -53,10 +53,10 @@ def test_the_correction_check_catches_a_memory_that_keeps_the_old_value(monkeypa
     """Broken on purpose: corrections and cancellations are not read at all."""
     import re
 
-    from ctxlab.memory import topic_memory
+    from ctxlab.facts import topic_book
 
-    monkeypatch.setattr(topic_memory, "find_corrections", lambda text: [])
-    monkeypatch.setattr(topic_memory, "CANCELLED", re.compile(r"(?!)"))
+    monkeypatch.setattr(topic_book, "find_corrections", lambda text: [])
+    monkeypatch.setattr(topic_book, "CANCELLED", re.compile(r"(?!)"))
     caught = 0
     for items, current, old in CORRECTIONS:
         text = remembered(items)
