@@ -72,3 +72,14 @@ def test_cli_eval_on_a_dialogue_corpus_uses_the_task_assistant(tmp_path):
 def test_unknown_dialogue_directory_is_named():
     with pytest.raises(ValueError, match="no such directory"):
         dialogue_cases("sgd@/nonexistent-h30a")
+
+
+def test_the_slots_memory_keeps_no_stale_value_current_on_planted_chats():
+    from ctxlab.course.agent import make_support_agent
+    from ctxlab.course.backends import offline_backend
+
+    cases = load_cases("planted:3")
+    run = asyncio.run(evaluate(cases, ["trim:1+slots"], answers=False,
+                               agent=make_support_agent(offline_backend())))
+    summary = run.summary("trim:1+slots")
+    assert summary.use_calls > 100 and summary.use_stale == 0
