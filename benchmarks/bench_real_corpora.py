@@ -63,6 +63,13 @@ def row(split: str, s: StrategySummary, name: str | None = None) -> str:
             f"{_pct(stale):>12} {calls:>12} {_pct(s.token_ratio):>7}")
 
 
+REGENERATE = ("regenerate: python benchmarks/bench_real_corpora.py --full /work/shared/data "
+              "--out benchmarks/results/issue30_real_corpora.txt")
+HEADER_NOTE = ("kept = facts whose current value is in view at the recap; sup w/o cur = a "
+               "superseded value in view without the current one (share of facts); stale "
+               "calls = model calls presenting a superseded value as current; tokens = all "
+               "tokens spent (summarizer calls in and out included; the slots extractor "
+               "makes no model call) / full history's")
 HEADER = (f"{'split':<7} {'strategy':<22} {'cust':>4} {'facts':>6} {'kept':>7} "
           f"{'sup w/o cur':>12} {'stale calls':>12} {'tokens':>7}")
 
@@ -87,7 +94,7 @@ async def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--corpus", action="append", choices=("sgd", "crosswoz"))
     parser.add_argument("--out", metavar="FILE", help="also write the report here")
     args = parser.parse_args(argv)
-    lines = [__doc__.split("\n")[0], ""]
+    lines = [__doc__.split("\n")[0], REGENERATE, "", HEADER_NOTE, ""]
     for corpus in args.corpus or ["sgd", "crosswoz"]:
         lines += [f"== {corpus}", HEADER]
         for split, spec in splits(corpus, args.full):
