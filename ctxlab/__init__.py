@@ -258,6 +258,16 @@ _LAZY: dict[str, tuple[str, str]] = {
     "ActionNotTaken": ("ctxlab.course.actions", "ActionNotTaken"),
     "check_action": ("ctxlab.course.actions", "check_action"),
     "token_source": ("ctxlab.course.runs", "token_source"),
+    # issue 30: real task dialogues (SGD, CrossWOZ) with answer keys from their states
+    "Dialogue": ("ctxlab.course.corpora", "Dialogue"),
+    "Turn": ("ctxlab.course.corpora", "Turn"),
+    "SlotFact": ("ctxlab.course.corpora", "SlotFact"),
+    "Customer": ("ctxlab.course.corpora", "Customer"),
+    "answer_key": ("ctxlab.course.corpora", "answer_key"),
+    "chain_customers": ("ctxlab.course.corpora", "chain_customers"),
+    "load_sgd": ("ctxlab.course.corpora", "load_sgd"),
+    "load_sgd_schema": ("ctxlab.course.corpora", "load_sgd_schema"),
+    "load_crosswoz": ("ctxlab.course.corpora", "load_crosswoz"),
 }
 
 
@@ -626,3 +636,21 @@ __all__ += ["Consolidated", "ConsolidationRejected", "DecayPolicy", "InForce",
 _LAZY.update({"plot_forgetting": ("ctxlab.viz.plots.forgetting", "plot_forgetting"),
               "check_decay_policy": ("ctxlab.eval.exercise_decay", "check_decay_policy")})
 __all__ += ["check_decay_policy", "plot_forgetting"]
+
+# Issue 30: memory not tied to one domain (library names, imported eagerly) and the real
+# task-dialogue corpora (course and evaluation names, loaded on first use).
+from .facts.corrections import Correction, find_corrections  # noqa: E402
+from .facts.topic_book import TopicBook  # noqa: E402
+from .facts.topics import SchemaTopics, topic_of  # noqa: E402
+from .facts.values import Value, find_values  # noqa: E402
+from .memory.topic_memory import TopicMemory, memory_message  # noqa: E402
+
+__all__ += ["Correction", "SchemaTopics", "TopicBook", "TopicMemory", "Value",
+            "find_corrections", "find_values", "memory_message", "topic_of"]
+
+_LAZY.update({"dialogue_cases": ("ctxlab.eval.dialogue_cases", "dialogue_cases"),
+              "customer_case": ("ctxlab.eval.dialogue_cases", "customer_case"),
+              "split_half": ("ctxlab.course.corpora", "split_half")})
+__all__ += ["Customer", "Dialogue", "SlotFact", "Turn", "answer_key", "chain_customers",
+            "customer_case", "dialogue_cases", "load_crosswoz", "load_sgd", "load_sgd_schema",
+            "split_half"]

@@ -222,7 +222,8 @@ async def _eval(args: argparse.Namespace, out: TextIO) -> int:
     bar = _progress(total, args.quiet)
     try:
         run = await evaluate(
-            cases, specs, answers=not args.no_answers, scope=args.answer_scope,
+            cases, specs, agent=_corpus_agent(corpora, not args.no_answers),
+            answers=not args.no_answers, scope=args.answer_scope,
             max_answer_probes=args.max_answer_probes, price_model=args.price_model,
             run_id=args.run_id, summarizer=summarizer, corpora=corpora,
             on_result=lambda r: bar.update(1), workers=args.workers)
@@ -247,6 +248,17 @@ async def _eval(args: argparse.Namespace, out: TextIO) -> int:
         print("\n" + report.table(), file=out)
     print(f"saved {paths['json']} (and .summary/.probes/.turns CSV)", file=out)
     return 0
+
+
+def _corpus_agent(corpora: Sequence[str], answers: bool) -> Any:
+    """The agent an evaluation counts: the short task assistant when every corpus is a real
+    task-dialogue corpus (SGD, CrossWOZ), else None (the course's support agent)."""
+    from .course.backends import choose_backend, offline_backend
+    from .eval.dialogue_cases import DIALOGUE_CORPORA, dialogue_agent
+
+    if not all(c.partition(":")[0].partition("@")[0] in DIALOGUE_CORPORA for c in corpora):
+        return None
+    return dialogue_agent(choose_backend() if answers else offline_backend())
 
 
 class _NoBar:

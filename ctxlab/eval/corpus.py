@@ -12,6 +12,11 @@ spec                        cases
 ``zh``                      the 14 Chinese support conversations written for ctxlab, probed
                             after the last turn with Chinese questions
                             (:mod:`ctxlab.eval.zh_cases`)
+``sgd`` / ``crosswoz`` ...  real task dialogues (SGD, English; CrossWOZ, Chinese), four
+                            chained as one customer over four days, the answer key from
+                            the state annotations, a recap question at the end:
+                            ``sgd|crosswoz[:tune|report][:N][@DIR]``
+                            (:mod:`ctxlab.eval.dialogue_cases`)
 ``planted`` ...             planted-fact conversations (:mod:`ctxlab.eval.planted`):
                             ``planted[:N[:MIN-MAX[:SEED]]]``, default ``planted:24:30-90:0``
 a file path                 your own log (JSON/JSONL, Responses items or Chat Completions
@@ -33,15 +38,18 @@ from ..course.corpora import (
     seed_trimming_flow,
 )
 from .cases import EvalCase, case_from_conversation, case_from_items
+from .dialogue_cases import DIALOGUE_CORPORA, dialogue_cases
 from .planted import planted_corpus
 from .zh_cases import zh_cases
 
 #: The corpus names :func:`load_cases` knows (besides file paths).
-CORPUS_NAMES: tuple[str, ...] = ("tau", "abcd", "seed", "zh", "planted")
+CORPUS_NAMES: tuple[str, ...] = ("tau", "abcd", "seed", "zh", "planted", "sgd", "crosswoz")
 
 CORPUS_HELP = (
     "tau[:N] (tau-bench airline, 200 transcripts), abcd (3 chats), seed (3 course "
-    "conversations), zh (14 Chinese support chats), planted[:N[:MIN-MAX[:SEED]]] (default "
+    "conversations), zh (14 Chinese support chats), "
+    "sgd|crosswoz[:tune|report][:N][@DIR] (real task dialogues, 4 chained per customer), "
+    "planted[:N[:MIN-MAX[:SEED]]] (default "
     "planted:24:30-90:0), or the path of a JSON/JSONL log"
 )
 
@@ -91,6 +99,8 @@ def load_cases(spec: str) -> list[EvalCase]:
         return {"abcd": abcd_cases, "seed": seed_cases, "zh": zh_cases}[name]()
     if name == "planted":
         return _planted_cases(spec, rest)
+    if name.partition("@")[0] in DIALOGUE_CORPORA:
+        return dialogue_cases(spec)
     return _file_cases(spec)
 
 

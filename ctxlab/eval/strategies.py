@@ -19,6 +19,7 @@ Spec syntax (what ``--strategy`` accepts)::
                                            strategies`` lists them)
     ADDON  := budget:T                     ContextManager(max_tokens=T): a hard token budget
             | state                        structured state memory (StateMemory)
+            | slots[:ask,sgd]              values per topic in any domain (TopicMemory)
             | recall[:K]                   recall of evicted turns (Recall, top K snippets)
             | compact                      older bulky tool outputs as compact previews
 
@@ -45,7 +46,9 @@ from agents.memory import SessionSettings
 from ..context import ContextManager, RequestCounter
 from ..context.compaction import ToolOutputCompactor
 from ..core.items import clone
+from ..facts.topics import SchemaTopics
 from ..memory import Recall, StateMemory
+from ..memory.topic_memory import TopicMemory
 from ..sessions.strategies import StrategySpec, strategies, whole_number
 from ..summarizers import ExtractiveSummarizer
 from ..summarizers.metered import MeteredSummarizer
@@ -225,6 +228,47 @@ def _parse_state(arg: str | None, summarizer: Any) -> Addon:
     return Addon("state", "state", "state", configure)
 
 
+#: Options of the ``slots`` addon: ``ask`` (the agent's values only when asked for or
+#: accepted) and ``sgd`` (topics and categorical values from SGD's schema).
+SLOT_OPTIONS = ("ask", "sgd")
+
+
+def _parse_slots(arg: str | None, summarizer: Any) -> Addon:
+    options = [o.strip() for o in (arg or "").split(",") if o.strip()]
+    unknown = [o for o in options if o not in SLOT_OPTIONS]
+    if unknown or len(set(options)) != len(options):
+        raise ValueError(f"strategy part slots:{arg}: options are {', '.join(SLOT_OPTIONS)} "
+                         f"(comma-separated, each once), got {arg!r}")
+    ordered = [o for o in SLOT_OPTIONS if o in options]
+
+    def configure(kwargs: dict[str, Any], session: Any) -> None:
+        kwargs["state"] = slot_memory(session, ordered)
+
+    spec = "slots" + (":" + ",".join(ordered) if ordered else "")
+    return Addon("slots", spec, spec.replace(":", " "), configure,
+                 params={"options": ordered})
+
+
+def slot_memory(session: Any, options: Sequence[str]) -> TopicMemory:
+    """The TopicMemory a ``slots[:ask,sgd]`` addon gives a session."""
+    topics, known = None, ()
+    if "sgd" in options:
+        topics, known = sgd_topics()
+    return TopicMemory(session=session, ask="ask" in options, topics=topics, known=known)
+
+
+@cache
+def sgd_topics() -> tuple[SchemaTopics, tuple[str, ...]]:
+    """Topics and categorical values from the SGD schema the package ships."""
+    from ..course.corpora.sgd import load_sgd_schema
+
+    schema = load_sgd_schema()
+    known = sorted({v for s in schema for slot in s["slots"] if slot["is_categorical"]
+                    for v in slot["possible_values"]
+                    if not v.isdigit() and v not in ("True", "False", "dontcare")})
+    return SchemaTopics.from_sgd(schema), tuple(known)
+
+
 def _parse_recall(arg: str | None, summarizer: Any) -> Addon:
     k = whole_number(f"recall:{arg}", arg, "K") if arg is not None else 4
 
@@ -274,6 +318,10 @@ for _component in (
     Component("state", "addon", "state",
               "StateMemory: a structured state message, kept up to date each turn",
               _parse_state, order=20),
+    Component("slots", "addon", "slots[:ask,sgd]",
+              "TopicMemory: values per topic (any domain), corrections win; ask = only what "
+              "the customer stated, asked for or accepted; sgd = SGD's schema",
+              _parse_slots, order=25),
     Component("recall", "addon", "recall[:K]",
               "Recall: evicted turns matching the new input are brought back (top K)",
               _parse_recall, order=30),

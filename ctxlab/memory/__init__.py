@@ -10,7 +10,12 @@
   ``ctxlab[multilingual]`` extra) and brings back the whole turns that match a new input,
   or lets the agent search them with a tool.
 
-Both are sources for :class:`ctxlab.context.ContextManager` (``state=`` and ``retriever=``).
+* :class:`TopicMemory` keeps the values a conversation establishes per topic, in any domain
+  (dates, times, places, names, amounts, counts, identifiers; corrections win; what the
+  agent said apart from what the customer said) and shows them as one user-role message of
+  quoted data.
+
+All are sources for :class:`ctxlab.context.ContextManager` (``state=`` and ``retriever=``).
 """
 
 from .dense import (
@@ -55,6 +60,7 @@ from .state import (
     UserProfile,
 )
 from .state_memory import StateExtractor, StateMemory
+from .topic_memory import TopicMemory, memory_message
 
 __all__ = [
     "CJK_PARTICLES",
@@ -89,6 +95,7 @@ __all__ = [
     "StateUpdate",
     "Superseded",
     "SupportState",
+    "TopicMemory",
     "UserProfile",
     "check_fts5",
     "evicted_turns",
@@ -96,6 +103,7 @@ __all__ = [
     "load_dense_model",
     "load_minilm",
     "load_multilingual",
+    "memory_message",
     "query_terms",
     "render_state",
     "render_turn",

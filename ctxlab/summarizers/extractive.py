@@ -16,6 +16,11 @@ many times it folds:
   first, oldest first (:mod:`ctxlab.summarizers.render`); the record itself is bounded too,
   so a fold costs the same at turn 20,000 as at turn 1,000.
 
+With ``topics=True`` it also keeps a :class:`~ctxlab.facts.topic_book.TopicBook` in its
+record: the values the conversation established per topic (a service, a domain, an issue),
+in any domain, the latest value of each with the superseded ones marked "earlier", written as
+a ``Topics:`` section after the note.
+
 It never writes a value that is not in its input, which makes it the course's offline
 default and a baseline for LLM summaries. Given a previous summary without a record (one
 another summarizer wrote), it reads that note once as a memory note, honouring what the
@@ -29,6 +34,7 @@ from typing import Any
 
 from ..core.checks import check_int
 from ..core.items import item_text
+from ..facts.topic_book import TopicBook
 from .base import SummaryResult, is_summary_pair
 from .record import HandoverRecord
 from .render import render
@@ -51,12 +57,15 @@ class ExtractiveSummarizer:
             sections with the newest and most important kept.
         tool_trim_limit: unused by the extraction itself (tool outputs are read in full
             for identifiers); accepted for symmetry with :class:`LLMSummarizer`.
+        topics: also keep each topic's latest values (a ``Topics:`` section; see the module
+            docstring).
     """
 
     name = "ExtractiveSummarizer"
 
     def __init__(self, *, max_steps: int = 3, gist_words: int = 14,
-                 max_tokens: int = DEFAULT_MAX_TOKENS, tool_trim_limit: int | None = None):
+                 max_tokens: int = DEFAULT_MAX_TOKENS, tool_trim_limit: int | None = None,
+                 topics: bool = False):
         if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
             raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
         check_int("gist_words", gist_words, minimum=3)
@@ -65,10 +74,11 @@ class ExtractiveSummarizer:
         self.gist_words = gist_words
         self.max_tokens = max_tokens
         self.tool_trim_limit = tool_trim_limit
+        self.topics = bool(topics)
 
     def __repr__(self) -> str:
         return (f"ExtractiveSummarizer(max_steps={self.max_steps}, gist_words={self.gist_words},"
-                f" max_tokens={self.max_tokens})")
+                f" max_tokens={self.max_tokens}" + (", topics=True)" if self.topics else ")"))
 
     def summarize(
         self,
@@ -94,7 +104,25 @@ class ExtractiveSummarizer:
         extra: dict[str, Any] = {"summarizer": self.name, "turns_read": record.turn}
         if record.seeded_from_text:
             extra["seeded_from_text"] = True
-        return SummaryResult(text, model=None, extra=extra, state=record.to_dict())
+        state = record.to_dict()
+        if self.topics:
+            book = self.topic_book(previous_state)
+            book.feed(items)
+            lines = book.render()
+            text = f"{text}\n\nTopics:\n{lines}" if lines else text
+            state["topics"] = book.to_dict()
+        return SummaryResult(text, model=None, extra=extra, state=state)
+
+    @staticmethod
+    def topic_book(state: Mapping[str, Any] | None) -> TopicBook:
+        """The topic book a ``previous_state`` holds, or a new one."""
+        book = TopicBook()
+        if state and isinstance(state.get("topics"), Mapping):
+            try:
+                book.load(state["topics"])
+            except (KeyError, TypeError):
+                book.reset()
+        return book
 
     def amend(self, record: HandoverRecord, items: Sequence[Mapping[str, Any]]) -> None:
         """Called after each fold has read ``items`` into ``record``, before it is rendered
@@ -104,6 +132,7 @@ class ExtractiveSummarizer:
         """The record a ``previous_state`` holds (None when there is none or it is not ours)."""
         if not state:
             return None
+        state = {k: v for k, v in state.items() if k != "topics"}
         try:
             return HandoverRecord.from_dict(state, gist_words=self.gist_words)
         except (KeyError, TypeError, ValueError):

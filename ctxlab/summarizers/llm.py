@@ -6,7 +6,7 @@ from typing import Any
 
 from ..core.openai_calls import Api, ModelCaller
 from .base import SummaryResult
-from .prompt import SUMMARY_PROMPT, TRANSCRIPT_CLOSE, TRANSCRIPT_OPEN
+from .prompt import SUMMARY_PROMPT, TOPICS_RULE, TRANSCRIPT_CLOSE, TRANSCRIPT_OPEN
 from .transcript import render_transcript
 
 
@@ -24,6 +24,8 @@ class LLMSummarizer(ModelCaller):
             every compatible server speaks) or ``"auto"``: Responses for api.openai.com,
             Chat Completions for any other ``base_url``.
         prompt: the system prompt (defaults to :data:`~ctxlab.summarizers.prompt.SUMMARY_PROMPT`).
+        topics: add the rule for a closing "Topics:" line (each topic's latest values;
+            :data:`~ctxlab.summarizers.prompt.TOPICS_RULE`) to the prompt.
 
     The transcript travels inside ``<transcript>`` delimiters as data, and the prompt tells
     the model not to follow instructions found inside it. A failed call (server down, 404,
@@ -41,10 +43,11 @@ class LLMSummarizer(ModelCaller):
         api: Api = "auto",
         prompt: str = SUMMARY_PROMPT,
         name: str | None = None,
+        topics: bool = False,
     ):
         super().__init__(client, model, api=api, max_tokens=max_tokens,
                          tool_trim_limit=tool_trim_limit)
-        self.prompt = prompt
+        self.prompt = prompt + TOPICS_RULE if topics and TOPICS_RULE not in prompt else prompt
         self.name = name or f"LLMSummarizer({model})"
 
     def build_user_message(self, items: list[dict[str, Any]]) -> str:

@@ -4,7 +4,9 @@ Built on the section structure the course's source tutorial uses, in our own wor
 principles it encodes (milestones, contradiction check, latest update wins, timestamps,
 chunking into sections, tool insights, hallucination control) are explained in lesson 03.
 Constraints, commitments and pending actions have their own sections, never dropped, and
-identifiers are listed once, each with its device and, when it changed, its history. The
+identifiers are listed once, each with its device and, when it changed, its history; a
+closing "Topics:" line (:data:`SUMMARY_PROMPT_TOPICS`) keeps each topic's latest values in
+any domain (issue 30). The
 note is written in the conversation's language: a customer who writes Chinese gets a
 Chinese note (:data:`SUMMARY_SECTIONS_ZH` are the headings the extractive summarizer uses
 then), with identifiers copied as written.
@@ -110,6 +112,20 @@ Rules:
   (or two alternatives).
 - Write "none" under a heading with nothing to report.
 """
+
+#: The rule that adds a closing "Topics:" line: each topic's latest values, in any domain.
+TOPICS_RULE = """
+After the last heading, add a line "Topics:" and one line per topic the customer raised
+(a booking, a service, a place, a product, an issue: whatever they asked about), each with
+that topic's latest values as written (dates, times, places, names, amounts, counts,
+identifiers), and "(earlier: <old>)" for a value the customer changed. What the agent said
+about a venue, a product or a third party goes after "agent said:" on its topic's line,
+never as the customer's own details; a request ("a hotel with wifi") is not a fault.
+"""
+
+#: The summary prompt with the Topics line (``LLMSummarizer(topics=True)``). Not yet the
+#: default: the recorded summary lesson 03 prints was made with :data:`SUMMARY_PROMPT`.
+SUMMARY_PROMPT_TOPICS = SUMMARY_PROMPT + TOPICS_RULE
 
 
 def render_transcript_line(role: str, text: str, tool: str | None = None) -> str:

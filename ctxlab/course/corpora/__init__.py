@@ -11,7 +11,11 @@ SDK stores in a session, so it can be replayed through any memory strategy as it
   the course's own example conversations;
 * :func:`load_conversation_file`: a log of your own (JSON or JSONL, Chat Completions
   messages or Responses items);
-* :func:`chat_to_responses`: the converter from Chat Completions messages underneath.
+* :func:`chat_to_responses`: the converter from Chat Completions messages underneath;
+* :func:`load_sgd` (English, CC BY-SA 4.0) and :func:`load_crosswoz` (Chinese, Apache-2.0):
+  annotated task dialogues as :class:`Dialogue` records, with :func:`answer_key` (current
+  and superseded value per slot, who said it, from the state annotations) and
+  :func:`chain_customers` (dialogues chained as one customer's days).
 
 Each :class:`Conversation` carries :class:`Fact` records: the identifiers a memory strategy
 must keep available (reservation codes, ticket numbers, emails, ...), with the index of the
@@ -19,12 +23,14 @@ item that first mentions each one. The data files ship inside the package
 (``ctxlab/data``, see its README for sources and licenses).
 
 Modules: :mod:`.records` (the types), :mod:`.convert` (Chat Completions and files),
-:mod:`.datasets` (packaged transcripts), :mod:`.seeds` (the course's examples).
+:mod:`.datasets` (packaged transcripts), :mod:`.seeds` (the course's examples),
+:mod:`.dialogues` (annotated task dialogues), :mod:`.sgd`, :mod:`.crosswoz`.
 """
 
 from __future__ import annotations
 
 from .convert import chat_to_responses, load_conversation_file
+from .crosswoz import crosswoz_dialogue, load_crosswoz
 from .datasets import (
     ABCD_FACT_KEYS,
     TAU_FACT_KEYS,
@@ -32,6 +38,15 @@ from .datasets import (
     load_abcd,
     load_tau_bench,
     load_zh_support,
+)
+from .dialogues import (
+    Customer,
+    Dialogue,
+    SlotFact,
+    Turn,
+    answer_key,
+    chain_customers,
+    split_half,
 )
 from .records import Conversation, Fact, locate_facts
 from .seeds import (
@@ -41,22 +56,35 @@ from .seeds import (
     seed_trimming_flow,
     support_chat_script,
 )
+from .sgd import load_sgd, load_sgd_schema, sgd_dialogue
 
 __all__ = [
     "ABCD_FACT_KEYS",
     "TAU_FACT_KEYS",
     "ZH_SOURCE",
     "Conversation",
+    "Customer",
+    "Dialogue",
     "Fact",
     "Probe",
+    "SlotFact",
+    "Turn",
+    "answer_key",
+    "chain_customers",
     "chat_to_responses",
+    "crosswoz_dialogue",
     "load_abcd",
     "load_conversation_file",
+    "load_crosswoz",
+    "load_sgd",
+    "load_sgd_schema",
     "load_tau_bench",
     "load_zh_support",
     "locate_facts",
     "seed_router_flow",
     "seed_support_conversation",
     "seed_trimming_flow",
+    "sgd_dialogue",
+    "split_half",
     "support_chat_script",
 ]

@@ -14,6 +14,8 @@ order:
    -> an honest "I can't do that here" with where to send the request;
 3. it asks for a warranty check, device details or a ticket status -> call the tool with
    the latest serial or ticket id in the input (or ask for the missing identifier);
+   or it asks about any other slot ("what was the drop-off date of my rental car?") ->
+   the value in view (:mod:`.slots`), or "I don't see the ... in our conversation";
 4. it describes a symptom -> numbered steps and one clarifying question (from the Chinese
    playbook for a Chinese message);
 5. otherwise a greeting, thanks, closure of an issue, or a clarifying question.
@@ -40,6 +42,7 @@ from ...memory.playbook import match_symptoms
 from . import replies
 from .intents import Intent, normalize, read_intent
 from .memory import classify, doubtful, memory_indices, plain, statements_in_view
+from .slots import slot_answer, slot_question
 
 #: The tools the offline model knows how to use: name -> (argument, fact kind, action).
 KNOWN_TOOLS: dict[str, tuple[str, str, str]] = {
@@ -144,6 +147,10 @@ def plan_reply(
     answer = _answer_question(intent, user_text, items, last_user, facts, see, language)
     if answer is not None:
         return Plan(text=answer)
+    if not intent.recall and not intent.wants_tool:
+        asked = slot_question(user_text)
+        if asked is not None:  # any slot: "what was the drop-off date of my rental car?"
+            return Plan(text=slot_answer(asked, items[:last_user], language))
 
     if intent.wants_tool:
         plan = _plan_tools(intent, facts, tools, turn, allow_tools, language)
