@@ -76,6 +76,7 @@ from .redis_lua import (
     SYNC,
     TRUNCATE,
 )
+from .redis_retry import DEFAULT_PATIENCE, did_not_run, retry_redirects
 
 
 class StoreNotDurableError(StoreError):
@@ -279,6 +280,9 @@ class RedisStateStore(StateStore):
 
     kind: ClassVar[str] = "redis"
     persistent: ClassVar[bool] = True
+    #: Seconds a script waits through a cluster slot migration (``TRYAGAIN``, ``ASK``) before
+    #: the store reports itself unavailable (see :mod:`ctxlab.stores.redis_retry`).
+    migration_patience: float = DEFAULT_PATIENCE
 
     def __init__(self, client: Any, session_id: str, *, key_prefix: str = DEFAULT_KEY_PREFIX,
                  ttl: float | None = None, tagged: bool = False, replicas: int = 0,
@@ -295,8 +299,9 @@ class RedisStateStore(StateStore):
         """Run a writing script; with ``replicas`` wait (``WAIT``, same connection) until
         that many replicas hold the write, or raise :class:`StoreNotDurableError`."""
         if not self.replicas:
-            return await script(keys=keys, args=args)
-        reply, acked = await self._write_and_wait(script, keys, args)
+            return await self.run(script, keys, args)
+        reply, acked = await retry_redirects(
+            lambda: self._write_and_wait(script, keys, args), patience=self.migration_patience)
         if int(acked) < self.replicas:
             raise StoreNotDurableError(
                 f"session {self.session_id!r}: the write is on the Redis master, but only "
@@ -305,6 +310,17 @@ class RedisStateStore(StateStore):
                 "failed before replicating it. Do not repeat the write: read the session "
                 "to see it.")
         return reply
+
+    async def run(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+        """Run a script, waiting through a cluster slot migration (at most
+        :attr:`migration_patience` seconds: see :mod:`ctxlab.stores.redis_retry`)."""
+        try:  # (the common case: one await, no closure)
+            return await script(keys=keys, args=args)
+        except Exception as exc:
+            if not did_not_run(exc):
+                raise
+        return await retry_redirects(lambda: script(keys=keys, args=args),
+                                     patience=self.migration_patience)
 
     @property
     def client(self) -> Any:
@@ -326,36 +342,52 @@ class RedisStateStore(StateStore):
                               ) -> tuple[Any, Any]:
         """The script and ``WAIT`` in one pipeline, so on one connection (on a cluster: a
         plain client to the master of the session's slot, found again after a failover)."""
+        from redis.exceptions import (
+            AskError,
+            MovedError,
+            SlotNotCoveredError,
+            TimeoutError,
+            TryAgainError,
+        )
         from redis.exceptions import ConnectionError as RedisConnectionError
-        from redis.exceptions import MovedError, SlotNotCoveredError, TimeoutError
 
         wait_ms = max(1, int(self.wait_timeout * 1000))
         client = self.client
         cluster = is_cluster(client)
         attempts = 5 if cluster else 1
+        asked: tuple[str, int] | None = None  # the node an ASK redirect named
         for attempt in range(attempts):
             try:
                 target = client
                 if cluster:
                     node = client.get_node_from_key(keys[0])
-                    target = self.clients.node_client(node.host, node.port)
+                    host, port = asked or (node.host, node.port)
+                    target = self.clients.node_client(host, port)
                 pipe = target.pipeline(transaction=False)
+                if asked:  # (ASKING holds for the next command on this connection only)
+                    pipe.execute_command("ASKING")
                 await script(keys=keys, args=args, client=pipe)
                 pipe.execute_command("WAIT", self.replicas, wait_ms)
-                reply, acked = await pipe.execute()
+                *_, reply, acked = await pipe.execute()
                 return reply, acked
+            except AskError as exc:  # a slot migration: the key is on the importing node
+                if not cluster:
+                    raise
+                asked = (exc.host, exc.port)
+                continue
             except MovedError:  # the slot moved (a failover): nothing ran; ask the cluster
                 retry = True
             except (SlotNotCoveredError, RedisConnectionError, TimeoutError):
                 retry = False  # the master may be down (the script may or may not have run)
                 if attempt == attempts - 1 or not cluster:
                     raise
+            asked = None
             if attempt == attempts - 1 or not cluster:
                 raise
             await client.aclose()  # as redis-py does itself: forget the old slot map ...
             await client.initialize()  # ... and read the cluster's current one
             await asyncio.sleep(0.05 * (attempt + 1) * (1 if retry else 4))
-        raise AssertionError("unreachable")
+        raise TryAgainError("ASK redirections did not end")  # (the caller retries, bounded)
 
     @staticmethod
     def _state(row: list[Any]) -> StoredState:
@@ -383,14 +415,14 @@ class RedisStateStore(StateStore):
 
     async def acquire_lease(self, owner: str, ttl: float, *, replacing: str | None = None
                             ) -> bool:
-        return bool(int(await self._scripts.acquire(
-            keys=[self.keys.lease], args=[owner, _ttl_ms(ttl), replacing or ""])))
+        return bool(int(await self.run(self._scripts.acquire, [self.keys.lease],
+                                       [owner, _ttl_ms(ttl), replacing or ""])))
 
     async def lease_holder(self) -> str | None:
         return _text(await self.client.get(self.keys.lease))
 
     async def release_lease(self, owner: str) -> None:
-        await self._scripts.release(keys=[self.keys.lease], args=[owner])
+        await self.run(self._scripts.release, [self.keys.lease], [owner])
 
     async def put_checkpoint(self, checkpoint: Checkpoint) -> None:
         await self.write(self._scripts.put_checkpoint, self._state_keys(),
@@ -505,7 +537,7 @@ class RedisLog(LogStore):
     # -- operations ------------------------------------------------------------------------
     async def _sync(self) -> Delta:
         keys, args = self._call_args()
-        reply = await self._scripts.sync(keys=keys, args=args)
+        reply = await self.state.run(self._scripts.sync, keys, args)
         ok, state = self._finish(reply)
         keep, items = self._seen(ok, reply[4][0])
         return Delta(keep, items, self._state_delta(state))

@@ -1,0 +1,60 @@
+"""A session stays writable while its Redis Cluster slot moves to another master.
+
+The slot is migrated the way ``redis-cli --cluster reshard`` does it, one key every 0.7 s
+(:mod:`store_migration`), while a writer adds turns. While the session's keys are split
+between the two nodes every ctxlab script gets ``TRYAGAIN``; the store waits through it
+(bounded: ``RedisStateStore.migration_patience``) instead of failing the write. The broken
+variant (no patience) shows that the migration really makes writes fail."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+
+import pytest
+
+from ctxlab.stores.local_servers import LocalRedisCluster, ServerError
+from ctxlab.stores.redis import RedisStateStore
+
+from conftest import arun, server_unavailable
+from store_migration import migration_run
+
+pytestmark = pytest.mark.redis
+
+
+@pytest.fixture(scope="module")
+def own_cluster():
+    """A cluster only this module uses (it moves slots between masters)."""
+    folder = tempfile.mkdtemp(prefix="ctxlab-migration-")
+    try:
+        cluster = LocalRedisCluster(folder).start()
+    except (ServerError, OSError) as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        server_unavailable("Redis Cluster", f"the migration test starts its own cluster ({exc})")
+        return
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize("replicas", [0, 1])
+def test_writes_wait_through_a_slot_migration(own_cluster, replicas):
+    out = arun(migration_run(own_cluster, prefix=f"moving-r{replicas}", replicas=replicas))
+    print(f"\nreplicas={replicas}: {out}")
+    assert out.moved_keys >= 3, out  # the session's keys really moved, one by one
+    assert out.failed == 0, out
+    assert (out.lost, out.duplicated) == (0, 0), out
+    assert out.acknowledged >= 20, out
+    # the longest pause is the migration itself (plus a retry pause), not a timeout
+    assert out.gap_s < out.migration_s + 2.0, out
+
+
+def test_without_patience_the_migration_fails_writes(own_cluster, monkeypatch):
+    """The broken variant: the same migration with no waiting fails writes (so the test
+    above can fail), and still loses nothing (they are retried by the writer)."""
+    monkeypatch.setattr(RedisStateStore, "migration_patience", 0.0)
+    out = arun(migration_run(own_cluster, prefix="moving-broken"))
+    assert out.failed > 0, out
+    assert (out.lost, out.duplicated) == (0, 0), out
