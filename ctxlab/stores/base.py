@@ -76,6 +76,22 @@ class Delta:
 
 
 @dataclass(frozen=True)
+class Ends:
+    """Both ends of a log, read in one snapshot (:meth:`LogStore.read_ends`): ``length``
+    items in all, the first ``len(head)`` and the last ``len(tail)`` of them. When the two
+    would meet, ``head`` is the whole log and ``tail`` is empty."""
+
+    length: int
+    head: list[dict[str, Any]]
+    tail: list[dict[str, Any]]
+    state: StoredState | None = None
+
+    @property
+    def complete(self) -> bool:
+        return len(self.head) + len(self.tail) >= self.length
+
+
+@dataclass(frozen=True)
 class Checkpoint:
     """A named point in a session's history: the first ``length`` items (proved by their
     ``digest``) and the strategy state (``state``) at that moment."""
@@ -229,6 +245,17 @@ class LogStore(ABC):
             raise
         except Exception as exc:
             raise self._wrap(exc, "append items") from exc
+
+    async def read_ends(self, head: int, tail: int) -> Ends | None:
+        """The first ``head`` and the last ``tail`` items and the log's length, in one
+        snapshot, with the cursor moved to the end (the next :meth:`sync` returns what was
+        appended since; the items between the two ends are never fetched). None when this
+        store cannot read a log by its ends: then the caller syncs the whole log."""
+        with self._errors("read the log"):
+            return await self._read_ends(head, tail)
+
+    async def _read_ends(self, head: int, tail: int) -> Ends | None:
+        return None
 
     async def pop(self) -> tuple[dict[str, Any] | None, Delta]:
         """Remove the newest stored item (bumping the epoch) and return it."""

@@ -54,6 +54,7 @@ from .base import (
     UNAVAILABLE_HINT,
     Checkpoint,
     Delta,
+    Ends,
     LogStore,
     StateStore,
     StoreConflictError,
@@ -70,6 +71,7 @@ from .redis_lua import (
     BUMP,
     CAS,
     CLEAR,
+    ENDS,
     POP,
     PUT_CHECKPOINT,
     RELEASE,
@@ -118,6 +120,7 @@ class _Scripts:
         self.append = client.register_script(APPEND)
         self.pop = client.register_script(POP)
         self.clear = client.register_script(CLEAR)
+        self.ends = client.register_script(ENDS)
         self.truncate = client.register_script(TRUNCATE)
         self.cas = client.register_script(CAS)
         self.bump = client.register_script(BUMP)
@@ -541,6 +544,15 @@ class RedisLog(LogStore):
         ok, state = self._finish(reply)
         keep, items = self._seen(ok, reply[4][0])
         return Delta(keep, items, self._state_delta(state))
+
+    async def _read_ends(self, head: int, tail: int) -> Ends:
+        keys, args = self._call_args(head, tail)
+        reply = await self.state.run(self._scripts.ends, keys, args)
+        _, state = self._finish(reply)
+        length, first, last = int(reply[4][0]), reply[4][1], reply[4][2]
+        self._length = length
+        self._last_raw = (last or first or [""])[-1]
+        return Ends(length, self._decode(first), self._decode(last), self._state_delta(state))
 
     async def _append(self, items: list[dict[str, Any]]) -> Delta:
         payloads = [json.dumps(item, separators=(",", ":")) for item in items]

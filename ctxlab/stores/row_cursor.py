@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .base import Delta, StoredState, decode_entry
+from .base import Delta, Ends, StoredState, decode_entry
 
 
 class RowIdCursor:
@@ -24,6 +24,18 @@ class RowIdCursor:
     def _advance(self, keep: int, ids: list[int]) -> None:
         del self._ids[keep:]
         self._ids.extend(ids)
+
+    def _ends(self, length: int, head: Sequence[Any], tail: Sequence[Any],
+              state: StoredState | None) -> Ends:
+        """:class:`Ends` from rows ``(id, data)``, with the cursor at the end: the ids of the
+        rows between the two ends are unknown (-1: a row we knew is gone, should the next
+        sync find the newest one gone, and only the head is kept)."""
+        if len(head) + len(tail) >= length:  # the two ends meet: head is the whole log
+            head, tail = [*head, *(r for r in tail if not head or r[0] > head[-1][0])], []
+        head_ids, head_items = self._decode(head)
+        tail_ids, tail_items = self._decode(tail)
+        self._ids = [*head_ids, *([-1] * (length - len(head) - len(tail))), *tail_ids]
+        return Ends(length, head_items, tail_items, self._state_delta(state))
 
     def reset_cursor(self) -> None:
         self._ids.clear()
