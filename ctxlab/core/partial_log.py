@@ -3,9 +3,11 @@
 A first read over a long conversation needs the preamble, maybe the first turns, and the
 newest turns that the window shows; the middle may hold a million items nobody looks at.
 :class:`PartialLog` is a :class:`~ctxlab.core.rawlog.RawLog` whose items ``[hole_start,
-hole_stop)`` are *not loaded*: indices stay the store's positions, and every question about
-an item in the hole (its text, kind, tokens, a digest over it) raises :class:`NotLoaded`,
-so a policy can never silently read a placeholder. Both ends of the hole are turn starts
+hole_stop)`` are *not loaded* (a first read makes the hole one item long, whatever the
+middle holds: indices after it are then not the store's positions, which only the store's
+cursor needs to know), and every question about an item in the hole (its text, kind,
+tokens, a digest over it) raises :class:`NotLoaded`, so a policy can never silently read a
+placeholder. Both ends of the hole are turn starts
 (``hole_start`` is listed as one), so the loaded turns are whole; how many turns the hole
 holds is unknown: a policy whose window depends on that count (not just on the first and
 the newest turns) must not be run on a partial log (``StrategySpec.tail_read``).

@@ -5,12 +5,13 @@ items used to fetch and index every one of them before it could answer ``get_ite
 strategy whose window depends only on the first and the newest whole turns
 (``StrategySpec.tail_read``: trimming, first + last, token tail) :func:`read_view` instead
 asks the store for the log's two ends in one snapshot (:meth:`LogStore.read_ends`: 16 items
-from the start, 64 from the end), cuts both at turn starts and indexes them as a
-:class:`~ctxlab.core.partial_log.PartialLog`. The strategy's policy then runs on it as on the
-whole log; if it asks about an item that was not loaded, or its window reaches into the
-unloaded middle, or a tool call near the gap might pair with an item inside it, the read
-fetches four times as much at that end and tries again, until the ends meet (then the log
-is simply whole). The view is therefore always the one the whole log gives.
+from the start, 64 from the end; no count, no scan), cuts both at turn starts and indexes
+them as a :class:`~ctxlab.core.partial_log.PartialLog`, the middle standing as one item
+that is not loaded (so memory does not grow with the log either). The strategy's policy
+then runs on it as on the whole log. If it asks about an item that was not loaded, or its
+window reaches into the middle, or a tool call near the middle might pair with an item in
+it, the read fetches four times as much at that end and tries again, until the ends meet
+(then the log is simply whole). The view is therefore always the one the whole log gives.
 
 Later reads sync what was appended since, as before. Everything that needs the whole log
 (``raw_items``, ``ledger``, checkpoints, pops, a store without ``read_ends``) loads it first
@@ -42,8 +43,10 @@ def _turn_starts(items: list[dict[str, Any]]) -> list[int]:
 
 
 def partial_log(session: MemorySession, ends: Ends) -> tuple[RawLog | None, str]:
-    """The log ``ends`` gives (whole when they meet), or None and which end to read more
-    of (``head`` or ``tail``) when an end holds no turn start to cut at."""
+    """The log ``ends`` gives (whole when they meet; else the head up to its last turn
+    start, one unloaded item for the middle, the tail from its first turn start), with the
+    store's cursor placed to match; or None and which end to read more of (``head`` or
+    ``tail``) when an end holds no turn start to cut at."""
     if ends.complete:
         log = RawLog(session.token_counter)
         log.extend(ends.head)
@@ -54,9 +57,8 @@ def partial_log(session: MemorySession, ends: Ends) -> tuple[RawLog | None, str]
     if not tail_starts:
         return None, "tail"
     cut, first = head_starts[-1], tail_starts[0]
-    offset = ends.length - len(ends.tail)
-    hole = offset + first - cut
-    return PartialLog(session.token_counter, ends.head[:cut], hole, ends.tail[first:]), ""
+    session._store.place_ends(cut, first)
+    return PartialLog(session.token_counter, ends.head[:cut], 1, ends.tail[first:]), ""
 
 
 def view_of_partial(session: MemorySession, limit: int | None) -> View:

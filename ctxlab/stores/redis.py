@@ -496,6 +496,10 @@ class RedisLog(LogStore):
         self._length = 0
         self._last_raw: Any = ""
         self._epoch = 0
+        # positions the caller's index does not have (a first read by the ends: the middle
+        # of the log stands there as one item; see place_ends)
+        self._shift = 0
+        self._ends_sizes = (0, 0)
 
     # -- helpers ---------------------------------------------------------------------------
     def _call_args(self, *extra: Any) -> tuple[list[str], list[Any]]:
@@ -528,6 +532,9 @@ class RedisLog(LogStore):
         return bool(ok), StoredState(version, epoch, decode_data(_text(data)))
 
     def _seen(self, ok: bool, raws: list[Any]) -> tuple[int, list[dict[str, Any]]]:
+        """(where the new items go in the caller's positions, the items)."""
+        if not ok:
+            self._shift = 0
         keep = self._length if ok else 0
         items = self._decode(raws)
         self._length = keep + len(raws)
@@ -535,7 +542,7 @@ class RedisLog(LogStore):
             self._last_raw = raws[-1]
         elif not self._length:
             self._last_raw = ""
-        return keep, items
+        return keep - self._shift, items
 
     # -- operations ------------------------------------------------------------------------
     async def _sync(self) -> Delta:
@@ -550,9 +557,16 @@ class RedisLog(LogStore):
         reply = await self.state.run(self._scripts.ends, keys, args)
         _, state = self._finish(reply)
         length, first, last = int(reply[4][0]), reply[4][1], reply[4][2]
-        self._length = length
+        self._length, self._shift = length, 0
         self._last_raw = (last or first or [""])[-1]
-        return Ends(length, self._decode(first), self._decode(last), self._state_delta(state))
+        self._ends_sizes = (length, len(last))
+        return Ends(self._decode(first), self._decode(last), self._state_delta(state),
+                    complete=len(first) + len(last) >= length)
+
+    def place_ends(self, head_kept: int, tail_from: int) -> None:
+        length, tail = self._ends_sizes
+        # the caller's positions: head_kept items, one for the middle, then the tail's rest
+        self._shift = (length - tail + tail_from) - (head_kept + 1)
 
     async def _append(self, items: list[dict[str, Any]]) -> Delta:
         payloads = [json.dumps(item, separators=(",", ":")) for item in items]
@@ -594,6 +608,8 @@ class RedisLog(LogStore):
     async def _truncate(
         self, length: int, data: Mapping[str, Any] | None, expected_version: int
     ) -> tuple[list[dict[str, Any]], Delta]:
+        if self._shift:  # (positions are the caller's: a fold syncs the whole log first)
+            raise StoreConflictError("the log was read by its ends; sync it whole first")
         keys, args = self._call_args(length, expected_version, encode_data(data) or "")
         reply = await self.state.write(self._scripts.truncate, keys, args)
         if int(reply[0]) == -1:
@@ -608,7 +624,7 @@ class RedisLog(LogStore):
         return self._decode(removed), Delta(keep, items, self._state_delta(state))
 
     def reset_cursor(self) -> None:
-        self._length, self._last_raw, self._epoch = 0, "", -1
+        self._length, self._last_raw, self._epoch, self._shift = 0, "", -1, 0
         self._state_version = None
 
     @property

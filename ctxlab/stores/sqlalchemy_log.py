@@ -210,15 +210,12 @@ class SQLAlchemyLog(RowIdCursor, LogStore):
         state = StoredState()
         first: list[Row] = []
         last: list[Row] = []
-        length = 0
         for part, row_id, epoch, body in found:
             if part == 0:
                 state = StoredState(int(row_id), int(epoch), decode_data(body))
-            elif part == 3:
-                length = int(row_id)
             else:
                 (first if part == 1 else last).append((int(row_id), body))
-        return self._ends(length, first, last, state)
+        return self._ends(first, last, head, state)
 
     async def _append(self, items: list[dict[str, Any]]) -> Delta:
         known, seen = list(self._ids), self._state_version
