@@ -58,3 +58,36 @@ def test_without_patience_the_migration_fails_writes(own_cluster, monkeypatch):
     out = arun(migration_run(own_cluster, prefix="moving-broken"))
     assert out.failed > 0, out
     assert (out.lost, out.duplicated) == (0, 0), out
+
+
+def test_retries_are_bounded_and_only_for_calls_that_did_not_run():
+    """TRYAGAIN / ASK / "TTL exhausted" are retried until ``patience`` runs out; an error
+    after which the script may have run (a lost connection) is raised at once."""
+    from redis.exceptions import ClusterError, ConnectionError, TryAgainError
+
+    from ctxlab.stores.redis_retry import retry_redirects
+
+    calls: list[str] = []
+
+    async def flaky(errors: list[BaseException]) -> str:
+        calls.append("call")
+        if errors:
+            raise errors.pop(0)
+        return "ran"
+
+    async def no_sleep(_: float) -> None:
+        return None
+
+    errors: list[BaseException] = [TryAgainError("x"), ClusterError("TTL exhausted.")]
+    assert arun(retry_redirects(lambda: flaky(errors), patience=5, sleep=no_sleep)) == "ran"
+    assert len(calls) == 3
+    calls.clear()
+    with pytest.raises(ConnectionError):
+        arun(retry_redirects(lambda: flaky([ConnectionError("lost")]), patience=5,
+                             sleep=no_sleep))
+    assert len(calls) == 1
+    calls.clear()
+    with pytest.raises(TryAgainError):  # no patience: the first TRYAGAIN is the answer
+        arun(retry_redirects(lambda: flaky([TryAgainError("x")] * 3), patience=0,
+                             sleep=no_sleep))
+    assert len(calls) == 1
