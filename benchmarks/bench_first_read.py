@@ -17,7 +17,9 @@ object reads ``get_items(limit=10)``, as a new worker does:
   did before; ``--no-before`` skips it, it takes seconds at a million items).
 
 Printed per backend and size: the best of ``--repeat`` reads (s), the items the ctxlab read
-fetched, its peak Python allocation (tracemalloc, a separate run) and ctxlab / SDK.
+fetched, its peak Python allocation (tracemalloc, a separate run) and ctxlab / SDK. (The
+full load's allocation is not traced on Redis at a million items: traced, it outlasts the
+socket timeout.)
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ class Backend:
         if self.kind.startswith("redis"):
             import redis.asyncio as aioredis
 
-            self.client = aioredis.from_url(os.environ["CTXLAB_REDIS_URL"], socket_timeout=60)
+            self.client = aioredis.from_url(os.environ["CTXLAB_REDIS_URL"], socket_timeout=600)
         elif self.kind == "postgres":
             import asyncpg
             from sqlalchemy.ext.asyncio import create_async_engine
@@ -183,8 +185,9 @@ async def bench(kind: str, n: int, repeat: int, before: bool) -> dict[str, Any]:
         if before:
             row["before_s"], (_, old_items) = await timed(
                 lambda: FullLoadTrimming(store=backend.sdk(sid), max_turns=3), 1)
-            row["before_mb"] = await peak_mb(
-                lambda: FullLoadTrimming(store=backend.sdk(sid), max_turns=3))
+            if n <= 100_000 or kind in ("sqlite", "postgres"):  # (traced: 5x slower)
+                row["before_mb"] = await peak_mb(
+                    lambda: FullLoadTrimming(store=backend.sdk(sid), max_turns=3))
             assert old_items == our_items, "the ends-only read changed the view"
         assert sdk_items[-1] == our_items[-1]
         return row
@@ -208,8 +211,8 @@ def main() -> None:
                 print(f"{kind:12} skipped: no server URL in the environment")
                 continue
             r = asyncio.run(bench(kind, n, args.repeat, not args.no_before))
-            before = (f"{r['before_s']:9.3f} {r['before_mb']:10.1f}" if "before_s" in r
-                      else f"{'-':>9} {'-':>10}")
+            before = (f"{r['before_s']:9.3f} {r.get('before_mb', float('nan')):10.1f}"
+                      if "before_s" in r else f"{'-':>9} {'-':>10}")
             print(f"{kind:12} {n:9,} {r['sdk_s']:8.4f} {r['ctxlab_s']:9.4f} "
                   f"{r['ctxlab_s'] / r['sdk_s']:6.1f} {r['fetched']:8} "
                   f"{r['ctxlab_mb']:6.2f} {before}", flush=True)
