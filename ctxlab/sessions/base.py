@@ -130,6 +130,7 @@ class MemorySession(CheckpointsMixin, ChangeListeners):
         self._config_version = 0
         self._cache: tuple[tuple[int, int, int | None], View] | None = None
         self._served: View | None = None
+        self._served_log = self._log  # the index the served view's slots point into
         self._stored = StoredState()  # the store's state row: version, epoch, data
         self._owner = lease_owner()
         self._listeners: list[Callable[[Any], Any]] = []
@@ -150,7 +151,7 @@ class MemorySession(CheckpointsMixin, ChangeListeners):
                 view = self._view(limit)
             else:  # (a first read may load only the log's ends: first_read.py)
                 view = await read_view(self, limit)
-            self._served = view
+            self._served, self._served_log = view, self._log
             return view.model_items(self._log)
 
     async def add_items(self, items: list[dict[str, Any]]) -> None:
@@ -222,10 +223,10 @@ class MemorySession(CheckpointsMixin, ChangeListeners):
         """What the last ``get_items`` returned and where each item came from (``preamble``,
         ``summary`` or ``turn:N``), for :class:`ctxlab.ContextManager`: it reads the
         structure from here instead of re-parsing the model input. None before any read."""
-        view = self._served
+        view, log = self._served, self._served_log
         if view is None:
             return None
-        return view.model_items(self._log), list(view.layout(self._log))
+        return view.model_items(log), list(view.layout(log))
 
     def view_notes(self) -> list[str]:
         """The warnings of the last view served (a turn over ``max_tokens``, unfolded turns

@@ -112,7 +112,7 @@ async def read_view(session: MemorySession, limit: int | None) -> View:
     """Catch up with the store and compute the view, reading only the log's ends on a
     first read when the strategy allows it (call under the session's lock)."""
     log = session._log
-    if isinstance(log, PartialLog):
+    if isinstance(log, PartialLog) and tail_readable(session):  # (params may have changed)
         await session._apply_delta(await session._store.sync())  # (whole again if it shrank)
         if isinstance(session._log, PartialLog):
             try:

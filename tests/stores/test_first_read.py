@@ -242,3 +242,38 @@ def test_first_reads_match_the_whole_log_on_a_grid(db, spec):
             warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert arun(go()) > 0
+
+
+def test_a_partial_session_stays_right_when_its_settings_or_reads_change(db):
+    """After a first read by the ends: a parameter whose window needs the turn count
+    (trim step 2) loads the whole log; the layout served before a whole load still names
+    the items that were served; pops and appends from elsewhere are seen."""
+    async def go() -> None:
+        sid = f"s-{uuid.uuid4().hex}"
+        await SQLiteSession(sid, db).add_items(conversation(41))
+
+        def whole() -> TrimmingSession:
+            return TrimmingSession(store=SQLiteSession(sid, db), max_turns=2, step=2)
+
+        session = TrimmingSession(store=SQLiteSession(sid, db), max_turns=2)
+        served = await session.get_items()
+        assert isinstance(session._log, PartialLog)
+        await session.raw_items()  # the whole log replaces the partial one
+        assert session.served_layout()[0] == served
+        partial = TrimmingSession(store=SQLiteSession(sid, db), max_turns=2)
+        await partial.get_items()
+        partial.set_params(step=2)
+        reference = whole()
+        await reference.raw_items()
+        assert await partial.get_items() == await reference.get_items()
+        assert not isinstance(partial._log, PartialLog)
+        again = TrimmingSession(store=SQLiteSession(sid, db), max_turns=2)
+        await again.get_items()
+        await SQLiteSession(sid, db).pop_item()
+        await SQLiteSession(sid, db).add_items(conversation(1, tag="new"))
+        other = TrimmingSession(store=SQLiteSession(sid, db), max_turns=2)
+        await other.raw_items()
+        assert await again.get_items() == await other.get_items()
+
+    with patch.object(first_read, "FIRST_HEAD", 2), patch.object(first_read, "FIRST_TAIL", 3):
+        arun(go())
