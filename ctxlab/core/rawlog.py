@@ -173,6 +173,10 @@ class RawLog:
         """The stored items themselves (do not mutate; copy before handing out)."""
         return self._items
 
+    def recent(self, count: int) -> list[dict[str, Any]]:
+        """The newest ``count`` stored items (do not mutate)."""
+        return self._items[-count:] if count > 0 else []
+
     def kind(self, index: int) -> str:
         return self._kinds[index]
 

@@ -86,4 +86,5 @@ SPEC = StrategySpec(
         p.first_turns + p.last_turns + p.first_turns / (p.first_turns + p.last_turns + 1), 2, 12)),
     label=lambda kw: f"first {kw['first_turns']} + last {kw['last_turns']}",
     read_label=_read_label,
+    tail_read=lambda p: True,
 )

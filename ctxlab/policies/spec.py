@@ -113,6 +113,11 @@ class StrategySpec:
     spell: Callable[[dict[str, Any]], str] | None = None
     read_label: Callable[[str], dict[str, Any] | None] | None = None
     session: Any = None
+    #: ``tail_read(params)`` is True when the window depends only on the first and the
+    #: newest whole turns, not on how many turns lie between: a session's first read may
+    #: then load the log's two ends only (:mod:`ctxlab.sessions.first_read`). None: always
+    #: load everything (the safe default for a new strategy).
+    tail_read: Callable[[Any], bool] | None = None
 
     @property
     def params(self) -> Mapping[str, Sequence[Any]]:

@@ -66,4 +66,5 @@ SPEC = StrategySpec(
     invariants=Invariants(budget=lambda p: p.max_tokens),
     plot=PlotHints("firstlast", size=lambda p: log_scale(p.max_tokens, 500, 16_000),
                    marks=lambda p: ("cap",)),
+    tail_read=lambda p: True,
 )

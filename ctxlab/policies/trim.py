@@ -159,4 +159,5 @@ SPEC = StrategySpec(
     plot=PlotHints("trim", size=lambda p: log_scale(p.max_turns, 2, 12), marks=_marks,
                    step=lambda p: p.step),
     label=trim_label, spell=spell_trim, read_label=read_trim_label,
+    tail_read=lambda p: p.step == 1,  # (step > 1: the start depends on the turn count)
 )

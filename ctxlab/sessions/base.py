@@ -37,6 +37,7 @@ from agents.memory import SessionSettings
 
 from ..core.items import clone, is_call, pair_key, shape_problem
 from ..core.ledger import Ledger
+from ..core.partial_log import PartialLog
 from ..core.rawlog import RawLog
 from ..core.redaction import ItemRedactor, as_redactor
 from ..core.session_ids import new_session_id
@@ -47,6 +48,7 @@ from ..stores.base import Delta, LogStore, StoredState
 from ..stores.registry import open_store
 from .batches import check_batch
 from .checkpoints import CheckpointsMixin, StoreArg
+from .first_read import read_view
 from .lease import lease_owner
 from .listeners import ChangeListeners
 from .locks import ThreadSafeAsyncLock
@@ -128,6 +130,7 @@ class MemorySession(CheckpointsMixin, ChangeListeners):
         self._config_version = 0
         self._cache: tuple[tuple[int, int, int | None], View] | None = None
         self._served: View | None = None
+        self._served_log = self._log  # the index the served view's slots point into
         self._stored = StoredState()  # the store's state row: version, epoch, data
         self._owner = lease_owner()
         self._listeners: list[Callable[[Any], Any]] = []
@@ -144,10 +147,11 @@ class MemorySession(CheckpointsMixin, ChangeListeners):
         """
         limit = self._resolve_limit(limit)
         async with self._lock:
-            if not self._private_store:  # (a private store is always in step)
-                await self._sync()
-            view = self._view(limit)
-            self._served = view
+            if self._private_store:  # (a private store is always in step)
+                view = self._view(limit)
+            else:  # (a first read may load only the log's ends: first_read.py)
+                view = await read_view(self, limit)
+            self._served, self._served_log = view, self._log
             return view.model_items(self._log)
 
     async def add_items(self, items: list[dict[str, Any]]) -> None:
@@ -219,10 +223,10 @@ class MemorySession(CheckpointsMixin, ChangeListeners):
         """What the last ``get_items`` returned and where each item came from (``preamble``,
         ``summary`` or ``turn:N``), for :class:`ctxlab.ContextManager`: it reads the
         structure from here instead of re-parsing the model input. None before any read."""
-        view = self._served
+        view, log = self._served, self._served_log
         if view is None:
             return None
-        return view.model_items(self._log), list(view.layout(self._log))
+        return view.model_items(log), list(view.layout(log))
 
     def view_notes(self) -> list[str]:
         """The warnings of the last view served (a turn over ``max_tokens``, unfolded turns
@@ -269,13 +273,28 @@ class MemorySession(CheckpointsMixin, ChangeListeners):
         itself in memory has no other writers and is always in step."""
         if self._private_store:
             return
+        if isinstance(self._log, PartialLog):  # (a first read loaded the ends only)
+            self._install(None)
         await self._apply_delta(await self._store.sync())
+
+    def _install(self, log: RawLog | None) -> None:
+        """Make ``log`` the index (None: an empty one, with the store's cursor reset so
+        the next sync returns the whole log)."""
+        if log is None:
+            self._store.reset_cursor()
+            log = RawLog(self._counter)
+        log.version = self._log.version + 1
+        self._log = log
+        self._cache = None
 
     async def _apply_delta(self, delta: Delta, *, checked: set[int] | frozenset[int] = frozenset()
                      ) -> None:
         """Bring the index in line with a :class:`~ctxlab.stores.base.Delta` (under the lock);
         ``checked`` holds the ``id()`` s of items this session validated itself."""
         log = self._log
+        if isinstance(log, PartialLog) and delta.keep < len(log):  # items went: load all
+            self._install(None)
+            log, delta = self._log, await self._store.sync()
         if delta.keep > len(log):  # out of step (an earlier apply failed half-way): re-read
             self._store.reset_cursor()
             log.clear()
@@ -299,7 +318,7 @@ class MemorySession(CheckpointsMixin, ChangeListeners):
     def _redact(self, batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
         names: dict[str, str] = {}
         wanted = {k[1] for k in map(pair_key, batch) if k is not None}
-        for item in (*self._log.items[-200:], *batch):
+        for item in (*self._log.recent(200), *batch):
             key = pair_key(item)
             if key is not None and key[1] in wanted and is_call(item):
                 names[key[1]] = str(item.get("name", ""))

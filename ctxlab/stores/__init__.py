@@ -6,6 +6,7 @@ Agents SDK session (see :mod:`ctxlab.stores.base` for the design, and
 from .base import (
     Checkpoint,
     Delta,
+    Ends,
     LogStore,
     StateStore,
     StoreConflictError,
@@ -31,6 +32,7 @@ from .sqlite import SQLiteLog, SQLiteStateStore, cleanup_idle
 __all__ = [
     "Checkpoint",
     "Delta",
+    "Ends",
     "LogStore",
     "MemoryLog",
     "MemoryStateStore",

@@ -83,6 +83,19 @@ class Delta:
 
 
 @dataclass(frozen=True)
+class Ends:
+    """Both ends of a log, read in one snapshot (:meth:`LogStore.read_ends`): its first
+    items (``head``) and its newest ones (``tail``). When the two meet (``complete``),
+    ``head`` is the whole log and ``tail`` is empty; otherwise how many items lie between
+    is not known (counting them would cost a scan of the log)."""
+
+    head: list[dict[str, Any]]
+    tail: list[dict[str, Any]]
+    state: StoredState | None = None
+    complete: bool = False
+
+
+@dataclass(frozen=True)
 class Checkpoint:
     """A named point in a session's history: the first ``length`` items (proved by their
     ``digest``) and the strategy state (``state``) at that moment."""
@@ -242,6 +255,24 @@ class LogStore(ABC):
             if wrapped is exc:
                 raise
             raise wrapped from None
+
+    async def read_ends(self, head: int, tail: int) -> Ends | None:
+        """The first ``head`` and the last ``tail`` items, in one snapshot; the items between
+        are never fetched. None when this store cannot read a log by its ends: then the
+        caller syncs the whole log. After a complete read the cursor is at the end; else
+        the caller places it with :meth:`place_ends`."""
+        with self._errors("read the log"):
+            return await self._read_ends(head, tail)
+
+    def place_ends(self, head_kept: int, tail_from: int) -> None:
+        """After an incomplete :meth:`read_ends`: the caller's index holds the first
+        ``head_kept`` items of the head, then *one* item standing for everything between
+        (not loaded), then the tail from its item ``tail_from`` on. The next :meth:`sync`
+        returns what was appended since, in those positions."""
+        raise NotImplementedError(f"{type(self).__name__} reads no ends")
+
+    async def _read_ends(self, head: int, tail: int) -> Ends | None:
+        return None
 
     async def pop(self) -> tuple[dict[str, Any] | None, Delta]:
         """Remove the newest stored item (bumping the epoch) and return it."""

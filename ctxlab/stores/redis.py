@@ -54,6 +54,7 @@ from .base import (
     UNAVAILABLE_HINT,
     Checkpoint,
     Delta,
+    Ends,
     LogStore,
     StateStore,
     StoreConflictError,
@@ -70,12 +71,14 @@ from .redis_lua import (
     BUMP,
     CAS,
     CLEAR,
+    ENDS,
     POP,
     PUT_CHECKPOINT,
     RELEASE,
     SYNC,
     TRUNCATE,
 )
+from .redis_retry import DEFAULT_PATIENCE, did_not_run, retry_redirects
 
 
 class StoreNotDurableError(StoreError):
@@ -130,6 +133,7 @@ class _Scripts:
         self.append = client.register_script(APPEND)
         self.pop = client.register_script(POP)
         self.clear = client.register_script(CLEAR)
+        self.ends = client.register_script(ENDS)
         self.truncate = client.register_script(TRUNCATE)
         self.cas = client.register_script(CAS)
         self.bump = client.register_script(BUMP)
@@ -292,6 +296,9 @@ class RedisStateStore(StateStore):
 
     kind: ClassVar[str] = "redis"
     persistent: ClassVar[bool] = True
+    #: Seconds a script waits through a cluster slot migration (``TRYAGAIN``, ``ASK``) before
+    #: the store reports itself unavailable (see :mod:`ctxlab.stores.redis_retry`).
+    migration_patience: float = DEFAULT_PATIENCE
 
     def __init__(self, client: Any, session_id: str, *, key_prefix: str = DEFAULT_KEY_PREFIX,
                  ttl: float | None = None, tagged: bool = False, replicas: int = 0,
@@ -308,8 +315,9 @@ class RedisStateStore(StateStore):
         """Run a writing script; with ``replicas`` wait (``WAIT``, same connection) until
         that many replicas hold the write, or raise :class:`StoreNotDurableError`."""
         if not self.replicas:
-            return await script(keys=keys, args=args)
-        reply, acked = await self._write_and_wait(script, keys, args)
+            return await self.run(script, keys, args)
+        reply, acked = await retry_redirects(
+            lambda: self._write_and_wait(script, keys, args), patience=self.migration_patience)
         if int(acked) < self.replicas:
             raise StoreNotDurableError(
                 f"session {self.session_id!r}: the write is on the Redis master, but only "
@@ -318,6 +326,17 @@ class RedisStateStore(StateStore):
                 "failed before replicating it. Do not repeat the write: read the session "
                 "to see it.")
         return reply
+
+    async def run(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+        """Run a script, waiting through a cluster slot migration (at most
+        :attr:`migration_patience` seconds: see :mod:`ctxlab.stores.redis_retry`)."""
+        try:  # (the common case: one await, no closure)
+            return await script(keys=keys, args=args)
+        except Exception as exc:
+            if not did_not_run(exc):
+                raise
+        return await retry_redirects(lambda: script(keys=keys, args=args),
+                                     patience=self.migration_patience)
 
     @property
     def client(self) -> Any:
@@ -339,36 +358,52 @@ class RedisStateStore(StateStore):
                               ) -> tuple[Any, Any]:
         """The script and ``WAIT`` in one pipeline, so on one connection (on a cluster: a
         plain client to the master of the session's slot, found again after a failover)."""
+        from redis.exceptions import (
+            AskError,
+            MovedError,
+            SlotNotCoveredError,
+            TimeoutError,
+            TryAgainError,
+        )
         from redis.exceptions import ConnectionError as RedisConnectionError
-        from redis.exceptions import MovedError, SlotNotCoveredError, TimeoutError
 
         wait_ms = max(1, int(self.wait_timeout * 1000))
         client = self.client
         cluster = is_cluster(client)
         attempts = 5 if cluster else 1
+        asked: tuple[str, int] | None = None  # the node an ASK redirect named
         for attempt in range(attempts):
             try:
                 target = client
                 if cluster:
                     node = client.get_node_from_key(keys[0])
-                    target = self.clients.node_client(node.host, node.port)
+                    host, port = asked or (node.host, node.port)
+                    target = self.clients.node_client(host, port)
                 pipe = target.pipeline(transaction=False)
+                if asked:  # (ASKING holds for the next command on this connection only)
+                    pipe.execute_command("ASKING")
                 await script(keys=keys, args=args, client=pipe)
                 pipe.execute_command("WAIT", self.replicas, wait_ms)
-                reply, acked = await pipe.execute()
+                *_, reply, acked = await pipe.execute()
                 return reply, acked
+            except AskError as exc:  # a slot migration: the key is on the importing node
+                if not cluster:
+                    raise
+                asked = (exc.host, exc.port)
+                continue
             except MovedError:  # the slot moved (a failover): nothing ran; ask the cluster
                 retry = True
             except (SlotNotCoveredError, RedisConnectionError, TimeoutError):
                 retry = False  # the master may be down (the script may or may not have run)
                 if attempt == attempts - 1 or not cluster:
                     raise
+            asked = None
             if attempt == attempts - 1 or not cluster:
                 raise
             await client.aclose()  # as redis-py does itself: forget the old slot map ...
             await client.initialize()  # ... and read the cluster's current one
             await asyncio.sleep(0.05 * (attempt + 1) * (1 if retry else 4))
-        raise AssertionError("unreachable")
+        raise TryAgainError("ASK redirections did not end")  # (the caller retries, bounded)
 
     @staticmethod
     def _state(row: list[Any]) -> StoredState:
@@ -396,14 +431,14 @@ class RedisStateStore(StateStore):
 
     async def acquire_lease(self, owner: str, ttl: float, *, replacing: str | None = None
                             ) -> bool:
-        return bool(int(await self._scripts.acquire(
-            keys=[self.keys.lease], args=[owner, _ttl_ms(ttl), replacing or ""])))
+        return bool(int(await self.run(self._scripts.acquire, [self.keys.lease],
+                                       [owner, _ttl_ms(ttl), replacing or ""])))
 
     async def lease_holder(self) -> str | None:
         return _text(await self.client.get(self.keys.lease))
 
     async def release_lease(self, owner: str) -> None:
-        await self._scripts.release(keys=[self.keys.lease], args=[owner])
+        await self.run(self._scripts.release, [self.keys.lease], [owner])
 
     async def put_checkpoint(self, checkpoint: Checkpoint) -> None:
         await self.write(self._scripts.put_checkpoint, self._state_keys(),
@@ -474,6 +509,10 @@ class RedisLog(LogStore):
         self._length = 0
         self._last_raw: Any = ""
         self._epoch = 0
+        # positions the caller's index does not have (a first read by the ends: the middle
+        # of the log stands there as one item; see place_ends)
+        self._shift = 0
+        self._ends_sizes = (0, 0)
 
     # -- helpers ---------------------------------------------------------------------------
     def _call_args(self, *extra: Any) -> tuple[list[str], list[Any]]:
@@ -506,6 +545,9 @@ class RedisLog(LogStore):
         return bool(ok), StoredState(version, epoch, decode_data(_text(data)))
 
     def _seen(self, ok: bool, raws: list[Any]) -> tuple[int, list[dict[str, Any]]]:
+        """(where the new items go in the caller's positions, the items)."""
+        if not ok:
+            self._shift = 0
         keep = self._length if ok else 0
         items = self._decode(raws)
         self._length = keep + len(raws)
@@ -513,15 +555,31 @@ class RedisLog(LogStore):
             self._last_raw = raws[-1]
         elif not self._length:
             self._last_raw = ""
-        return keep, items
+        return keep - self._shift, items
 
     # -- operations ------------------------------------------------------------------------
     async def _sync(self) -> Delta:
         keys, args = self._call_args()
-        reply = await self._scripts.sync(keys=keys, args=args)
+        reply = await self.state.run(self._scripts.sync, keys, args)
         ok, state = self._finish(reply)
         keep, items = self._seen(ok, reply[4][0])
         return Delta(keep, items, self._state_delta(state))
+
+    async def _read_ends(self, head: int, tail: int) -> Ends:
+        keys, args = self._call_args(head, tail)
+        reply = await self.state.run(self._scripts.ends, keys, args)
+        _, state = self._finish(reply)
+        length, first, last = int(reply[4][0]), reply[4][1], reply[4][2]
+        self._length, self._shift = length, 0
+        self._last_raw = (last or first or [""])[-1]
+        self._ends_sizes = (length, len(last))
+        return Ends(self._decode(first), self._decode(last), self._state_delta(state),
+                    complete=len(first) + len(last) >= length)
+
+    def place_ends(self, head_kept: int, tail_from: int) -> None:
+        length, tail = self._ends_sizes
+        # the caller's positions: head_kept items, one for the middle, then the tail's rest
+        self._shift = (length - tail + tail_from) - (head_kept + 1)
 
     async def _append(self, items: list[dict[str, Any]]) -> Delta:
         payloads = [json.dumps(item, separators=(",", ":")) for item in items]
@@ -563,6 +621,8 @@ class RedisLog(LogStore):
     async def _truncate(
         self, length: int, data: Mapping[str, Any] | None, expected_version: int
     ) -> tuple[list[dict[str, Any]], Delta]:
+        if self._shift:  # (positions are the caller's: a fold syncs the whole log first)
+            raise StoreConflictError("the log was read by its ends; sync it whole first")
         keys, args = self._call_args(length, expected_version, encode_data(data) or "")
         reply = await self.state.write(self._scripts.truncate, keys, args)
         if int(reply[0]) == -1:
@@ -577,7 +637,7 @@ class RedisLog(LogStore):
         return self._decode(removed), Delta(keep, items, self._state_delta(state))
 
     def reset_cursor(self) -> None:
-        self._length, self._last_raw, self._epoch = 0, "", -1
+        self._length, self._last_raw, self._epoch, self._shift = 0, "", -1, 0
         self._state_version = None
 
     @property

@@ -197,3 +197,17 @@ if ttl > 0 then
 end
 return #ARGV - first + 1
 """
+
+# ARGV 7: how many items from the start, 8: how many from the end (a first read)
+ENDS = PRELUDE + """
+local head = tonumber(ARGV[7])
+local tail = tonumber(ARGV[8])
+local first = {}
+if head > 0 and len > 0 then
+  first = redis.call('LRANGE', KEYS[2], 0, math.min(head, len) - 1)
+end
+local start_at = math.max(#first, len - tail)
+local last = {}
+if len > start_at then last = redis.call('LRANGE', KEYS[2], start_at, len - 1) end
+return finish({len, first, last})
+"""

@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .base import Delta, StoredState, decode_entry
+from .base import Delta, Ends, StoredState, decode_entry
 
 
 class RowIdCursor:
     """Mixin for a :class:`~ctxlab.stores.base.LogStore` over rows ``(id, data)``."""
 
     _ids: list[int]  # row id of every item the caller's index holds
+    _ends_ids: tuple[list[int], list[int]] = ([], [])  # of the last read_ends
     _state_version: int | None
 
     if TYPE_CHECKING:  # provided by LogStore, which the class also extends
@@ -24,6 +25,24 @@ class RowIdCursor:
     def _advance(self, keep: int, ids: list[int]) -> None:
         del self._ids[keep:]
         self._ids.extend(ids)
+
+    def _ends(self, head: Sequence[Any], tail: Sequence[Any], asked: int,
+              state: StoredState | None) -> Ends:
+        """:class:`Ends` from rows ``(id, data)`` (``asked``: the head's row limit); complete
+        when the head is short or the two ends overlap (the cursor is then at the end)."""
+        complete = len(head) < asked or (bool(tail) and tail[0][0] <= head[-1][0])
+        if complete:
+            head, tail = [*head, *(r for r in tail if not head or r[0] > head[-1][0])], []
+        head_ids, head_items = self._decode(head)
+        tail_ids, tail_items = self._decode(tail)
+        self._ends_ids = (head_ids, tail_ids)
+        if complete:
+            self._ids = head_ids
+        return Ends(head_items, tail_items, self._state_delta(state), complete)
+
+    def place_ends(self, head_kept: int, tail_from: int) -> None:
+        head_ids, tail_ids = self._ends_ids
+        self._ids = [*head_ids[:head_kept], -1, *tail_ids[tail_from:]]  # (-1: not loaded)
 
     def reset_cursor(self) -> None:
         self._ids.clear()

@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 
 from .base import (
     Delta,
+    Ends,
     LogStore,
     StoreConflictError,
     StoredState,
@@ -181,6 +182,25 @@ class SQLAlchemyLog(RowIdCursor, LogStore):
         ids, items = self._decode(rows)
         self._advance(keep, ids)
         return Delta(keep, items, self._state_delta(state))
+
+    async def _read_ends(self, head: int, tail: int) -> Ends:
+        seen = self._state_version
+        await self.state.ready()
+        params = {"sid": self.session_id, "head": head, "tail": tail,
+                  "seen": -1 if seen is None else seen}
+        async with self.engines.current().connect() as conn:  # one statement: one snapshot
+            if self.dialect in AUTOCOMMIT_READS:
+                conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+            found = list(await conn.execute(self._q.ends, params))
+        state = StoredState()
+        first: list[Row] = []
+        last: list[Row] = []
+        for part, row_id, epoch, body in found:
+            if part == 0:
+                state = StoredState(int(row_id), int(epoch), decode_data(body))
+            else:
+                (first if part == 1 else last).append((int(row_id), body))
+        return self._ends(first, last, head, state)
 
     async def _append(self, items: list[dict[str, Any]]) -> Delta:
         known, seen = list(self._ids), self._state_version

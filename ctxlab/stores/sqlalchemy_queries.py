@@ -85,6 +85,30 @@ class LogQueries:
         return select(literal(1, Integer), m.id, literal(0, Integer), m.message_data
                       ).where(m.session_id == bindparam("sid"), m.id >= bindparam("after"))
 
+    @property
+    def ends(self) -> Any:
+        """The state (part 0), the first ``head`` rows (1) and the last ``tail`` rows (2) of
+        session ``sid``, in one statement."""
+        found = getattr(self, "_ends", None)
+        if found is None:
+            found = self._ends = self._build_ends()
+        return found
+
+    def _build_ends(self) -> Any:
+        from sqlalchemy import Integer, bindparam, literal, select
+
+        m = self._messages.c
+        mine = m.session_id == bindparam("sid")
+
+        def end(part: int, order: Any, limit: str) -> Any:
+            rows = select(literal(part, Integer).label("part"), m.id.label("id"),
+                          literal(0, Integer).label("n"), m.message_data.label("body")
+                          ).where(mine).order_by(order).limit(bindparam(limit)).subquery()
+            return select(rows.c.part, rows.c.id, rows.c.n, rows.c.body)
+
+        return self._union(self._state_part(), end(1, m.id, "head"),
+                           end(2, m.id.desc(), "tail"))
+
     @staticmethod
     def _union(*parts: Any) -> Any:
         from sqlalchemy import union_all

@@ -34,6 +34,7 @@ from .base import (
     UNAVAILABLE_HINT,
     Checkpoint,
     Delta,
+    Ends,
     LogStore,
     StateStore,
     StoreConflictError,
@@ -395,6 +396,23 @@ class SQLiteLog(RowIdCursor, LogStore):
         ids, items = self._decode(rows)
         self._advance(keep, ids)
         return Delta(keep, items, self._state_delta(state))
+
+    async def _read_ends(self, head: int, tail: int) -> Ends:
+        seen = self._state_version
+
+        def read(conn: sqlite3.Connection) -> tuple[list[Row], list[Row], StoredState]:
+            where = f"FROM {self.messages_table} WHERE session_id = ?"
+            with transaction(conn, write=False):
+                state = _read_state(conn, self.session_id, seen)
+                first = conn.execute(f"SELECT id, message_data {where} ORDER BY id LIMIT ?",
+                                     (self.session_id, head)).fetchall()
+                last = conn.execute(
+                    f"SELECT id, message_data {where} ORDER BY id DESC LIMIT ?",
+                    (self.session_id, tail if len(first) == head else 0)).fetchall()
+                return first, last[::-1], state
+
+        first, last, state = await self.file.run(read)
+        return self._ends(first, last, head, state)
 
     async def _append(self, items: list[dict[str, Any]]) -> Delta:
         # Kept short: the write lock is held from BEGIN IMMEDIATE to COMMIT, so only the
