@@ -32,6 +32,8 @@ from .turns import starts_turn
 
 _UNCOUNTED = -1
 _NONE = -1  # no partner
+_BLOCK = 64
+_UNCOUNTED_BLOCK = array("i", [_UNCOUNTED]) * _BLOCK  # (_NONE is the same -1)
 _NOT_EMITTED = frozenset({"reasoning", "tool_output", "invalid", "other"})
 _NESTED = (dict, list, tuple)
 _MESSAGE_KINDS = frozenset({"user", "assistant", "system", "developer"})
@@ -76,17 +78,22 @@ class RawLog:
         """Append items (already copied). Items whose ``id()`` is in ``checked`` were
         validated by the caller; every other one (another writer's) is checked here, and
         junk is kept in place but marked invalid."""
+        items = items if type(items) is list else list(items)
+        self._grow(len(items))
         for item in items:
             self._append(item, None if id(item) in checked else item_problem(item))
         self.version += 1
 
+    def _grow(self, n: int) -> None:
+        """Make room in the per-item arrays for ``n`` more items (before :meth:`_append`)."""
+        self._tokens.extend(_UNCOUNTED_BLOCK[:n] if n <= _BLOCK else array("i", [_UNCOUNTED]) * n)
+        self._partner.extend(_UNCOUNTED_BLOCK[:n] if n <= _BLOCK else array("i", [_NONE]) * n)
+        self._safe.extend([None] * n)
+        self._flat.extend(bytes(n))
+
     def _append(self, item: dict[str, Any], problem: str | None) -> None:
         index = len(self._items)
         self._items.append(item)
-        self._tokens.append(_UNCOUNTED)
-        self._safe.append(None)
-        self._flat.append(0)
-        self._partner.append(_NONE)
         suspect = self._suspect
         if problem is not None:  # another writer's junk: kept in place, never shown
             self._invalid[index] = problem
@@ -153,6 +160,7 @@ class RawLog:
         chain = self._chain[: length + 1]
         version = self.version
         self.__init__(self._counter)  # type: ignore[misc]
+        self._grow(length)
         for index, item in enumerate(items):
             self._append(item, invalid.get(index))
         self._tokens, self._safe, self._flat, self._chain = tokens, safe, flat, chain

@@ -14,7 +14,14 @@ policy receives and returns.
 
 from .base import LogView, Synthetic, Window
 from .first_last import FirstLastParams, first_last_window
-from .invariants import PolicyViolation, PolicyWarning, set_strict, strict_mode
+from .invariants import (
+    PolicyViolation,
+    PolicyWarning,
+    is_proven,
+    mark_proven,
+    set_strict,
+    strict_mode,
+)
 from .spec import Invariants, PlotHints, PropertyHints, StrategySpec
 from .summarize import (
     FoldPlan,
@@ -47,6 +54,8 @@ __all__ = [
     "first_last_window",
     "fold_due",
     "fold_reason",
+    "is_proven",
+    "mark_proven",
     "plan_fold",
     "set_strict",
     "strict_mode",

@@ -42,7 +42,7 @@ from ..core.redaction import ItemRedactor, as_redactor
 from ..core.session_ids import new_session_id
 from ..core.tokens import TokenCounter, get_token_counter
 from ..policies.base import Window
-from ..policies.invariants import enforce
+from ..policies.invariants import enforce, is_proven
 from ..stores.base import Delta, LogStore, StoredState
 from ..stores.registry import open_store
 from .batches import check_batch
@@ -348,7 +348,10 @@ class MemorySession(CheckpointsMixin, ChangeListeners):
     def _check_window(self, window: Window) -> None:
         """Hold the window to the strategy's invariants before anything repairs it
         (:func:`ctxlab.policies.invariants.enforce`: strict mode raises, naming the policy;
-        otherwise a warning, and the view is repaired)."""
+        otherwise a warning, and the view is repaired). Outside strict mode ctxlab's own
+        (proven) policies get the cheap check; a new or replaced ``_window`` or policy the
+        full one."""
         spec = getattr(type(self), "strategy", None)
+        proven = is_proven(type(self)._window, getattr(spec, "policy", None))
         enforce(self._log, window, spec, getattr(self, "params", None),
-                f"session {self.session_id!r} ({type(self).__name__})")
+                f"session {self.session_id!r} ({type(self).__name__})", proven=proven)

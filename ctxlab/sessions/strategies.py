@@ -22,9 +22,10 @@ import re
 from typing import Any
 
 from ..policies import first_last, summarize, token_tail, trim
+from ..policies.invariants import mark_proven
 from ..policies.spec import StrategySpec, whole_number
 from .base import MemorySession
-from .policy import policy_session_class
+from .policy import PolicySession, policy_session_class
 from .summarizing import SummarizingSession
 from .trimming import TrimmingSession
 
@@ -103,3 +104,7 @@ BUILTIN: tuple[tuple[StrategySpec, Any], ...] = (
 )
 for _spec, _session in BUILTIN:
     register_strategy(_spec, session=_session)
+# ctxlab's own policies: the strict property suite (tests/policies/test_every_strategy.py)
+# holds them to the full invariant check; outside strict mode they get the cheap one.
+mark_proven(trim.trim_window, first_last.first_last_window, token_tail.token_tail_window,
+            PolicySession._window, TrimmingSession._window, SummarizingSession._window)
