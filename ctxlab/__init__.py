@@ -614,3 +614,27 @@ __all__ += ["Consolidated", "ConsolidationRejected", "DecayPolicy", "InForce",
 _LAZY.update({"plot_forgetting": ("ctxlab.viz.plots.forgetting", "plot_forgetting"),
               "check_decay_policy": ("ctxlab.eval.exercise_decay", "check_decay_policy")})
 __all__ += ["check_decay_policy", "plot_forgetting"]
+
+# Issue 33 §6-7: a session-free fold (langmem's summarize_messages, sans-IO), the default
+# spec parser of a params dataclass, token budgets as a share of a model window, and the
+# invariant check levels (library names, imported eagerly).
+from .policies import (  # noqa: E402
+    default_parser,
+    is_proven,
+    mark_proven,
+    token_budget,
+    window_tokens,
+)
+from .sessions import FoldStep, SummaryRequest, fold, params_from_spec  # noqa: E402
+
+__all__ += [
+    "FoldStep",
+    "SummaryRequest",
+    "default_parser",
+    "fold",
+    "is_proven",
+    "mark_proven",
+    "params_from_spec",
+    "token_budget",
+    "window_tokens",
+]

@@ -27,6 +27,7 @@ from .items import (
     item_type,
     pair_key,
 )
+from .log_turns import TurnQuestions
 from .tokens import TokenCounter
 from .turns import starts_turn
 
@@ -39,7 +40,7 @@ _NESTED = (dict, list, tuple)
 _MESSAGE_KINDS = frozenset({"user", "assistant", "system", "developer"})
 
 
-class RawLog:
+class RawLog(TurnQuestions):
     """Items in arrival order plus their kinds, token counts, turn starts and the pairing
     of tool calls with their outputs (each output is matched to the latest earlier call with
     the same call id still waiting for one, as :func:`ctxlab.core.validate.pair_calls` does)."""
@@ -289,43 +290,3 @@ class RawLog:
         """Tokens of ``items[start:end]`` (O(1) once counted)."""
         prefix = self._prefix_to(end)
         return prefix[end] - prefix[start]
-
-    @property
-    def turn_starts(self) -> list[int]:
-        """Indices of the real user messages, ascending (do not mutate)."""
-        return self._starts
-
-    @property
-    def turn_count(self) -> int:
-        return len(self._starts)
-
-    @property
-    def preamble_end(self) -> int:
-        """Index of the first real user message (the log's length if there is none)."""
-        return self._starts[0] if self._starts else len(self._items)
-
-    def turn_of(self, index: int) -> int | None:
-        """1-based turn number of ``items[index]``; None for the preamble."""
-        return bisect_right(self._starts, index) or None
-
-    def first_turn_fitting(self, budget: int, lo_turn: int = 0) -> int:
-        """The 0-based index (into :attr:`turn_starts`) of the earliest turn, not before
-        ``lo_turn``, from which the rest of the log fits into ``budget`` tokens.
-
-        Returns ``turn_count`` when not even the newest turn fits. Only the turns from
-        ``lo_turn`` on are counted.
-        """
-        n = len(self._items)
-        starts = self._starts
-        if lo_turn >= len(starts):
-            return len(starts)
-        # Walk from the newest turn back: only the turns that can fit are counted.
-        used = 0
-        first = len(starts)
-        for k in range(len(starts) - 1, lo_turn - 1, -1):
-            end = starts[k + 1] if k + 1 < len(starts) else n
-            used += sum(self.tokens(i) for i in range(starts[k], end))
-            if used > budget:
-                break
-            first = k
-        return first

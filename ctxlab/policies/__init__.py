@@ -22,7 +22,15 @@ from .invariants import (
     set_strict,
     strict_mode,
 )
-from .spec import Invariants, PlotHints, PropertyHints, StrategySpec
+from .spec import (
+    Invariants,
+    PlotHints,
+    PropertyHints,
+    StrategySpec,
+    default_parser,
+    token_budget,
+    window_tokens,
+)
 from .summarize import (
     FoldPlan,
     SummarizeParams,
@@ -51,6 +59,7 @@ __all__ = [
     "TokenTailParams",
     "TrimParams",
     "Window",
+    "default_parser",
     "first_last_window",
     "fold_due",
     "fold_reason",
@@ -60,6 +69,8 @@ __all__ = [
     "set_strict",
     "strict_mode",
     "summary_window",
+    "token_budget",
     "token_tail_window",
     "trim_window",
+    "window_tokens",
 ]

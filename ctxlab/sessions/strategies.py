@@ -29,8 +29,9 @@ from .policy import PolicySession, policy_session_class
 from .summarizing import SummarizingSession
 from .trimming import TrimmingSession
 
-__all__ = ["StrategySpec", "get_strategy", "read_strategy", "register_strategy",
-           "session_classes", "strategies", "unregister_strategy", "whole_number"]
+__all__ = ["StrategySpec", "get_strategy", "params_from_spec", "read_strategy",
+           "register_strategy", "session_classes", "strategies", "unregister_strategy",
+           "whole_number"]
 
 _STRATEGIES: dict[str, StrategySpec] = {}
 
@@ -86,6 +87,15 @@ def read_strategy(text: str) -> tuple[StrategySpec, dict[str, Any]] | None:
         if found is not None:
             return spec, found
     return None
+
+
+def params_from_spec(text: str) -> Any:
+    """The params of a registered strategy's spec part: ``"trim:8"`` -> ``TrimParams(8)``,
+    ``"tokentail:60%/16k"`` -> ``TokenTailParams(9830)`` (a ValueError names what is
+    wrong: an unknown strategy, a bad value)."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"a strategy spec is a string like 'trim:8', got {text!r}")
+    return get_strategy(text.strip().partition(":")[0].strip()).from_spec(text)
 
 
 def session_classes() -> dict[str, type]:

@@ -119,11 +119,12 @@ def window_suspects(log: RawLog, slots: list[Slot], runs: list[range] | None = N
 def _rest_of_entered_turn(log: RawLog, start: int, extra: set[int]) -> bool:
     """When a run of raw items begins at ``start`` inside a turn, add the rest of that turn
     to ``extra`` and say so."""
-    starts = log.turn_starts
     turn = log.turn_of(start)
-    if turn is None or starts[turn - 1] == start:
+    if turn is None:
         return False
-    end = starts[turn] if turn < len(starts) else len(log)
+    first, end = log.turn_bounds(turn)
+    if first == start:
+        return False
     extra.update(range(start, end))
     return True
 
