@@ -35,7 +35,7 @@ from typing import Any
 
 from agents.memory import SessionSettings
 
-from ..core.items import clone, is_call, pair_key, shape_problem
+from ..core.items import clone
 from ..core.ledger import Ledger
 from ..core.rawlog import RawLog
 from ..core.redaction import ItemRedactor, as_redactor
@@ -45,7 +45,7 @@ from ..policies.base import Window
 from ..policies.invariants import enforce, is_proven
 from ..stores.base import Delta, LogStore, StoredState
 from ..stores.registry import open_store
-from .batches import check_batch
+from .batches import check_batch, check_redacted, redact_batch
 from .checkpoints import CheckpointsMixin, StoreArg
 from .lease import lease_owner
 from .listeners import ChangeListeners
@@ -161,13 +161,7 @@ class MemorySession(CheckpointsMixin, ChangeListeners):
         if not batch:
             return
         if self._redactor is not None:
-            batch = self._redact(batch)
-            for index, item in enumerate(batch):
-                problem = shape_problem(item)
-                if problem is not None:
-                    raise ValueError(f"add_items: the redactor turned item {index} of "
-                                     f"{len(batch)} into an invalid item: {problem}. "
-                                     "Nothing from this batch was stored.")
+            batch = check_redacted(self._redact(batch))
         checked = {id(item) for item in batch}  # validated above: the index need not recheck
         async with self._lock:
             await self._apply_delta(await self._store.append(batch), checked=checked)
@@ -297,14 +291,8 @@ class MemorySession(CheckpointsMixin, ChangeListeners):
         return self._stored.data
 
     def _redact(self, batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        names: dict[str, str] = {}
-        wanted = {k[1] for k in map(pair_key, batch) if k is not None}
-        for item in (*self._log.items[-200:], *batch):
-            key = pair_key(item)
-            if key is not None and key[1] in wanted and is_call(item):
-                names[key[1]] = str(item.get("name", ""))
         assert self._redactor is not None
-        return self._redactor.redact_items(batch, names)
+        return redact_batch(self._redactor, batch, self._log.items[-200:])
 
     # -- hooks for subclasses ----------------------------------------------------------
     def _window(self) -> Window:  # pragma: no cover - abstract

@@ -6,7 +6,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.chat_rules import EASY_MESSAGE_KEYS, message_form_problem, plain_assistant
-from ..core.items import MESSAGE_ROLES, clone, is_flat_json, json_problem, shape_problem
+from ..core.items import (
+    MESSAGE_ROLES,
+    clone,
+    is_call,
+    is_flat_json,
+    json_problem,
+    pair_key,
+    shape_problem,
+)
+from ..core.redaction import ItemRedactor
 
 _PAIR_TYPES = frozenset({"function_call", "function_call_output"})
 
@@ -81,3 +90,27 @@ def check_batch(items: Any) -> list[dict[str, Any]]:
             )
         copies.append(clone(item))
     return copies
+
+
+def redact_batch(redactor: ItemRedactor, batch: list[dict[str, Any]],
+                 recent: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``batch`` through ``redactor``, told the tool name of each output's call (looked up
+    in the batch and the ``recent`` stored items)."""
+    names: dict[str, str] = {}
+    wanted = {k[1] for k in map(pair_key, batch) if k is not None}
+    for item in (*recent, *batch):
+        key = pair_key(item)
+        if key is not None and key[1] in wanted and is_call(item):
+            names[key[1]] = str(item.get("name", ""))
+    return redactor.redact_items(batch, names)
+
+
+def check_redacted(batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``batch`` as a redactor returned it, refused whole if it made an item invalid."""
+    for index, item in enumerate(batch):
+        problem = shape_problem(item)
+        if problem is not None:
+            raise ValueError(f"add_items: the redactor turned item {index} of {len(batch)} "
+                             f"into an invalid item: {problem}. Nothing from this batch was "
+                             "stored.")
+    return batch
