@@ -120,12 +120,9 @@ def _rest_of_entered_turn(log: RawLog, start: int, extra: set[int]) -> bool:
     """When a run of raw items begins at ``start`` inside a turn, add the rest of that turn
     to ``extra`` and say so."""
     turn = log.turn_of(start)
-    if turn is None:
+    if turn is None or log.turn_starts[turn - 1] == start:  # (the common case: cheap)
         return False
-    first, end = log.turn_bounds(turn)
-    if first == start:
-        return False
-    extra.update(range(start, end))
+    extra.update(range(start, log.turn_bounds(turn)[1]))
     return True
 
 
