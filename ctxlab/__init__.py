@@ -654,3 +654,26 @@ _LAZY.update({"dialogue_cases": ("ctxlab.eval.dialogue_cases", "dialogue_cases")
 __all__ += ["Customer", "Dialogue", "SlotFact", "Turn", "answer_key", "chain_customers",
             "customer_case", "dialogue_cases", "load_crosswoz", "load_sgd", "load_sgd_schema",
             "split_half"]
+# Issue 33 §6-7: a session-free fold (langmem's summarize_messages, sans-IO), the default
+# spec parser of a params dataclass, token budgets as a share of a model window, and the
+# invariant check levels (library names, imported eagerly).
+from .policies import (  # noqa: E402
+    default_parser,
+    is_proven,
+    mark_proven,
+    token_budget,
+    window_tokens,
+)
+from .sessions import FoldStep, SummaryRequest, fold, params_from_spec  # noqa: E402
+
+__all__ += [
+    "FoldStep",
+    "SummaryRequest",
+    "default_parser",
+    "fold",
+    "is_proven",
+    "mark_proven",
+    "params_from_spec",
+    "token_budget",
+    "window_tokens",
+]

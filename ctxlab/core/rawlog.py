@@ -27,17 +27,20 @@ from .items import (
     item_type,
     pair_key,
 )
+from .log_turns import TurnQuestions
 from .tokens import TokenCounter
 from .turns import starts_turn
 
 _UNCOUNTED = -1
 _NONE = -1  # no partner
+_BLOCK = 64
+_UNCOUNTED_BLOCK = array("i", [_UNCOUNTED]) * _BLOCK  # (_NONE is the same -1)
 _NOT_EMITTED = frozenset({"reasoning", "tool_output", "invalid", "other"})
 _NESTED = (dict, list, tuple)
 _MESSAGE_KINDS = frozenset({"user", "assistant", "system", "developer"})
 
 
-class RawLog:
+class RawLog(TurnQuestions):
     """Items in arrival order plus their kinds, token counts, turn starts and the pairing
     of tool calls with their outputs (each output is matched to the latest earlier call with
     the same call id still waiting for one, as :func:`ctxlab.core.validate.pair_calls` does)."""
@@ -76,17 +79,22 @@ class RawLog:
         """Append items (already copied). Items whose ``id()`` is in ``checked`` were
         validated by the caller; every other one (another writer's) is checked here, and
         junk is kept in place but marked invalid."""
+        items = items if type(items) is list else list(items)
+        self._grow(len(items))
         for item in items:
             self._append(item, None if id(item) in checked else item_problem(item))
         self.version += 1
 
+    def _grow(self, n: int) -> None:
+        """Make room in the per-item arrays for ``n`` more items (before :meth:`_append`)."""
+        self._tokens.extend(_UNCOUNTED_BLOCK[:n] if n <= _BLOCK else array("i", [_UNCOUNTED]) * n)
+        self._partner.extend(_UNCOUNTED_BLOCK[:n] if n <= _BLOCK else array("i", [_NONE]) * n)
+        self._safe.extend([None] * n)
+        self._flat.extend(bytes(n))
+
     def _append(self, item: dict[str, Any], problem: str | None) -> None:
         index = len(self._items)
         self._items.append(item)
-        self._tokens.append(_UNCOUNTED)
-        self._safe.append(None)
-        self._flat.append(0)
-        self._partner.append(_NONE)
         suspect = self._suspect
         if problem is not None:  # another writer's junk: kept in place, never shown
             self._invalid[index] = problem
@@ -153,6 +161,7 @@ class RawLog:
         chain = self._chain[: length + 1]
         version = self.version
         self.__init__(self._counter)  # type: ignore[misc]
+        self._grow(length)
         for index, item in enumerate(items):
             self._append(item, invalid.get(index))
         self._tokens, self._safe, self._flat, self._chain = tokens, safe, flat, chain
@@ -285,43 +294,3 @@ class RawLog:
         """Tokens of ``items[start:end]`` (O(1) once counted)."""
         prefix = self._prefix_to(end)
         return prefix[end] - prefix[start]
-
-    @property
-    def turn_starts(self) -> list[int]:
-        """Indices of the real user messages, ascending (do not mutate)."""
-        return self._starts
-
-    @property
-    def turn_count(self) -> int:
-        return len(self._starts)
-
-    @property
-    def preamble_end(self) -> int:
-        """Index of the first real user message (the log's length if there is none)."""
-        return self._starts[0] if self._starts else len(self._items)
-
-    def turn_of(self, index: int) -> int | None:
-        """1-based turn number of ``items[index]``; None for the preamble."""
-        return bisect_right(self._starts, index) or None
-
-    def first_turn_fitting(self, budget: int, lo_turn: int = 0) -> int:
-        """The 0-based index (into :attr:`turn_starts`) of the earliest turn, not before
-        ``lo_turn``, from which the rest of the log fits into ``budget`` tokens.
-
-        Returns ``turn_count`` when not even the newest turn fits. Only the turns from
-        ``lo_turn`` on are counted.
-        """
-        n = len(self._items)
-        starts = self._starts
-        if lo_turn >= len(starts):
-            return len(starts)
-        # Walk from the newest turn back: only the turns that can fit are counted.
-        used = 0
-        first = len(starts)
-        for k in range(len(starts) - 1, lo_turn - 1, -1):
-            end = starts[k + 1] if k + 1 < len(starts) else n
-            used += sum(self.tokens(i) for i in range(starts[k], end))
-            if used > budget:
-                break
-            first = k
-        return first

@@ -14,8 +14,23 @@ policy receives and returns.
 
 from .base import LogView, Synthetic, Window
 from .first_last import FirstLastParams, first_last_window
-from .invariants import PolicyViolation, PolicyWarning, set_strict, strict_mode
-from .spec import Invariants, PlotHints, PropertyHints, StrategySpec
+from .invariants import (
+    PolicyViolation,
+    PolicyWarning,
+    is_proven,
+    mark_proven,
+    set_strict,
+    strict_mode,
+)
+from .spec import (
+    Invariants,
+    PlotHints,
+    PropertyHints,
+    StrategySpec,
+    default_parser,
+    token_budget,
+    window_tokens,
+)
 from .summarize import (
     FoldPlan,
     SummarizeParams,
@@ -44,13 +59,18 @@ __all__ = [
     "TokenTailParams",
     "TrimParams",
     "Window",
+    "default_parser",
     "first_last_window",
     "fold_due",
     "fold_reason",
+    "is_proven",
+    "mark_proven",
     "plan_fold",
     "set_strict",
     "strict_mode",
     "summary_window",
+    "token_budget",
     "token_tail_window",
     "trim_window",
+    "window_tokens",
 ]

@@ -60,6 +60,10 @@ class LogView(Protocol):
 
     def turn_of(self, index: int) -> int | None: ...
 
+    def turn_bounds(self, turn: int) -> tuple[int, int]: ...  # [start, end) of a turn (1-based)
+
+    def turn_tokens(self, turn: int) -> int: ...  # tokens of a turn
+
     def output_of(self, index: int) -> int | None: ...
 
     def first_turn_fitting(self, budget: int, lo_turn: int = 0) -> int: ...

@@ -16,7 +16,7 @@ from typing import Any
 from ..core.checks import check_int
 from ..core.ledger import DROPPED, ItemState
 from .base import PREAMBLE_DROPPED, LogView, Window, preamble
-from .spec import PlotHints, PropertyHints, StrategySpec, log_scale, two_numbers
+from .spec import PlotHints, PropertyHints, StrategySpec, default_parser, log_scale
 
 
 @dataclass(frozen=True)
@@ -60,11 +60,6 @@ def first_last_window(log: LogView, params: FirstLastParams) -> Window:
     return window
 
 
-def _parse(arg: str | None) -> dict[str, Any]:
-    first, last = two_numbers("firstlast", arg, "F", "N")
-    return {"first_turns": first, "last_turns": last}
-
-
 _LABEL = re.compile(r"first ?(\d+) ?\+ ?last ?(\d+)")
 
 
@@ -77,9 +72,11 @@ def _read_label(text: str) -> dict[str, Any] | None:
 
 
 SPEC = StrategySpec(
-    name="firstlast", syntax="firstlast:F/N",
-    help="FirstLastSession: pin the first F turns and keep the last N",
-    parse=_parse, params_type=FirstLastParams, policy=first_last_window,
+    name="firstlast", syntax="firstlast:F[/N]",
+    help="FirstLastSession: pin the first F turns and keep the last N (default 4)",
+    parse=default_parser("firstlast", FirstLastParams,
+                         {"first_turns": "F", "last_turns": "N"}),
+    params_type=FirstLastParams, policy=first_last_window,
     session_name="FirstLastSession",
     hints=PropertyHints(ranges={"first_turns": range(1, 4), "last_turns": range(1, 6)}),
     plot=PlotHints("firstlast", size=lambda p: log_scale(

@@ -13,11 +13,15 @@ window against the strategy's :class:`~ctxlab.policies.spec.Invariants` before a
 * the newest turn is never dropped (each of its items is kept, summarized or pending);
 * no synthetic slot unless the spec allows them.
 
-Sessions check every view they build (:meth:`ctxlab.MemorySession._view`). In *strict* mode
-(on in the test suite: ``CTXLAB_STRICT=1`` or :func:`set_strict`) a violation raises
-:class:`PolicyViolation` naming the policy; otherwise it is logged, warned about
-(:class:`PolicyWarning`) and the view is repaired as before, so users never get a request
-the API rejects.
+Sessions check every view they build (:meth:`ctxlab.MemorySession._view`), once per change
+of the log or the settings (a view is cached by their versions). In *strict* mode (on in the
+test suite: ``CTXLAB_STRICT=1`` or :func:`set_strict`) every window gets the full check and a
+violation raises :class:`PolicyViolation` naming the policy. Outside strict mode a violation
+is logged, warned about (:class:`PolicyWarning`) and the view is repaired as before, so users
+never get a request the API rejects; and a *proven* policy (ctxlab's own, which the property
+suite holds to the full check in strict mode: :func:`mark_proven`) gets only the cheap part
+(raw slots in order and inside the log, the newest turn kept), while every other policy (a
+new or changed one, a test's mutant) still gets the full check on every view.
 """
 
 from __future__ import annotations
@@ -59,6 +63,23 @@ def set_strict(on: bool) -> bool:
     return previous
 
 
+#: Policies (and session ``_window`` methods) whose windows the property suite holds to the
+#: full check in strict mode: outside strict mode they get the cheap check only.
+_PROVEN: set[Any] = set()
+
+
+def mark_proven(*functions: Any) -> None:
+    """Declare policies (or ``_window`` methods) proven: outside strict mode their windows
+    get only the cheap check. Only for code the strict property suite covers; a policy
+    replaced or wrapped is a different function, so it is checked in full again."""
+    _PROVEN.update(functions)
+
+
+def is_proven(*functions: Any) -> bool:
+    """True when every one of ``functions`` (None ignored) was marked proven."""
+    return _PROVEN.issuperset(f for f in functions if f is not None)
+
+
 @contextlib.contextmanager
 def strict_mode(on: bool = True) -> Iterator[None]:
     """``with strict_mode():`` violations raise inside the block."""
@@ -74,12 +95,14 @@ NO_SPEC = Invariants(synthetic=True)
 
 
 def enforce(log: LogView, window: Window, spec: StrategySpec | None, params: Any,
-            who: str) -> None:
+            who: str, *, proven: bool = False) -> None:
     """Check ``window`` against ``spec``'s invariants (:data:`NO_SPEC` without one): in
     strict mode a violation raises :class:`PolicyViolation` naming the policy and ``who``
-    asked; otherwise it is logged and warned about (:class:`PolicyWarning`)."""
+    asked; otherwise it is logged and warned about (:class:`PolicyWarning`). A ``proven``
+    policy outside strict mode gets the cheap check only (see the module doc)."""
     invariants = spec.invariants if spec is not None else NO_SPEC
-    problems = window_violations(log, window, invariants, params)
+    problems = window_violations(log, window, invariants, params,
+                                 cheap=proven and not _STRICT)
     if not problems:
         return
     policy = getattr(spec.policy, "__qualname__", spec.name) if spec is not None else "_window"
@@ -92,11 +115,17 @@ def enforce(log: LogView, window: Window, spec: StrategySpec | None, params: Any
 
 
 def window_violations(log: LogView, window: Window, invariants: Invariants,
-                      params: Any = None) -> list[str]:
-    """What is wrong with ``window`` (empty when nothing): see the module doc."""
+                      params: Any = None, *, cheap: bool = False) -> list[str]:
+    """What is wrong with ``window`` (empty when nothing): see the module doc. ``cheap``
+    checks only slot order and bounds and the newest turn (what a proven policy gets
+    outside strict mode)."""
+    if cheap and _one_run_to_the_end(log, window):
+        return []
     runs, synthetic, problems = _runs(log, window)
     if problems:
         return problems
+    if cheap:
+        return _newest_turn_dropped(log, window, runs)
     if synthetic and not invariants.synthetic:
         problems.append(f"it injects {len(synthetic)} synthetic item(s), which its strategy "
                         "does not declare")
@@ -112,6 +141,18 @@ def window_violations(log: LogView, window: Window, invariants: Invariants,
                                 f"{budget}, and no note says why")
     problems += _newest_turn_dropped(log, window, runs)
     return problems
+
+
+def _one_run_to_the_end(log: LogView, window: Window) -> bool:
+    """True for the commonest window: one run of raw items that ends with the log (in
+    order and inside the log, and the newest turn shown whole: all the cheap check asks)."""
+    runs = window.runs
+    if runs is None or len(runs) != 1:
+        return False
+    run, slots, starts = runs[0], window.slots, log.turn_starts
+    return (0 <= run.start < run.stop == len(log) and len(slots) == len(run)
+            and slots[0] == run.start and slots[-1] == run.stop - 1
+            and (not starts or run.start <= starts[-1]))
 
 
 def _runs(log: LogView, window: Window) -> tuple[list[range], list[Synthetic], list[str]]:

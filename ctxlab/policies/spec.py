@@ -92,17 +92,20 @@ class StrategySpec:
     """A named memory strategy: its parameters, policy, spec syntax, hints and session.
 
     ``parse(arg)`` turns the text after ``name:`` into the params dataclass's keyword
-    arguments (raising ValueError naming what is wrong); ``spell(kwargs)`` writes the
-    canonical spec back and ``label(kwargs)`` a short human label, which ``read_label``
-    reads back (plots draw a label and its spec alike). ``session`` is set by the registry
-    (:mod:`ctxlab.sessions.strategies`); ``policy`` is None only for a strategy whose
-    session computes its window itself (summarizing: it also needs its summary).
+    arguments (raising ValueError naming what is wrong); without one, the default parser of
+    the params dataclass is used (:func:`default_parser`: its whole-number fields in order,
+    separated by ``/``, token fields also as a share of a model window, ``60%/16k``);
+    ``spell(kwargs)`` writes the canonical spec back and ``label(kwargs)`` a short human
+    label, which ``read_label`` reads back (plots draw a label and its spec alike).
+    ``session`` is set by the registry (:mod:`ctxlab.sessions.strategies`); ``policy`` is
+    None only for a strategy whose session computes its window itself (summarizing: it also
+    needs its summary).
     """
 
     name: str
     syntax: str
     help: str
-    parse: Callable[[str | None], dict[str, Any]]
+    parse: Callable[[str | None], dict[str, Any]] = None  # type: ignore[assignment]
     params_type: type | None = None
     policy: Policy | None = None
     session_name: str = ""
@@ -118,6 +121,25 @@ class StrategySpec:
     #: then load the log's two ends only (:mod:`ctxlab.sessions.first_read`). None: always
     #: load everything (the safe default for a new strategy).
     tail_read: Callable[[Any], bool] | None = None
+
+    def __post_init__(self) -> None:
+        if self.parse is None:
+            if self.params_type is None:
+                raise ValueError(f"strategy {self.name!r} needs a parse function or a "
+                                 "params_type to build the default parser from")
+            object.__setattr__(self, "parse", default_parser(self.name, self.params_type))
+
+    def from_spec(self, text: str) -> Params:
+        """The params dataclass a spec part names: ``"trim:8"`` -> ``TrimParams(8)`` (a
+        ValueError names what is wrong)."""
+        if not isinstance(text, str):
+            raise ValueError(f"a strategy spec is a string like {self.syntax!r}, got "
+                             f"{type(text).__name__}")
+        word, colon, arg = text.strip().partition(":")
+        if word.strip() != self.name:
+            raise ValueError(f"spec {text!r} is not one of strategy {self.name!r} (expected "
+                             f"{self.syntax!r})")
+        return self.make_params(self.parse(arg if colon else None))
 
     @property
     def params(self) -> Mapping[str, Sequence[Any]]:
@@ -187,6 +209,94 @@ def whole_number(spec: str, text: str | None, what: str, minimum: int = 1) -> in
     if value < minimum:
         raise ValueError(f"strategy part {spec!r}: {what} must be >= {minimum}, got {value}")
     return value
+
+
+_WINDOW = re.compile(r"\s*(\d+)\s*([kK]?)\s*")
+_SHARE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*%\s*/\s*(.*)")
+
+
+def window_tokens(spec: str, text: str) -> int:
+    """A model window: ``16k`` = 16,384 tokens (as local servers count a context), or a plain
+    number of tokens; a ValueError names the spec part otherwise."""
+    match = _WINDOW.fullmatch(text)
+    if match is None or int(match[1]) < 1:
+        raise ValueError(f"strategy part {spec!r}: the window W must be a whole number of "
+                         f"tokens >= 1 or like 16k (16,384), got {text!r}")
+    return int(match[1]) * (1024 if match[2] else 1)
+
+
+def token_budget(spec: str, text: str | None, what: str) -> int:
+    """A token budget: ``T`` tokens, or ``P%/W``, P percent (0 < P <= 100) of a W-token
+    model window (``60%/16k`` = 9,830 tokens); a ValueError names the spec part."""
+    if text is None or "%" not in text:
+        try:
+            return whole_number(spec, text, what)
+        except ValueError as exc:
+            raise ValueError(f"{exc} (or P%/W: P percent of a W-token model window, like "
+                             "60%/16k)") from None
+    match = _SHARE.fullmatch(text)
+    if match is None:
+        raise ValueError(f"strategy part {spec!r}: {what} as a share of a model window "
+                         f"reads P%/W (like 60%/16k), got {text!r}")
+    percent = float(match[1])
+    if not 0 < percent <= 100:
+        raise ValueError(f"strategy part {spec!r}: P must be a percentage in (0, 100], "
+                         f"got {match[1]}")
+    return max(1, int(percent / 100 * window_tokens(spec, match[2])))
+
+
+def _int_field(f: dataclasses.Field[Any]) -> bool:
+    return f.type in (int, "int", "int | None", "Optional[int]")
+
+
+def default_parser(name: str, params_type: type, labels: Mapping[str, str] | None = None
+                   ) -> Callable[[str | None], dict[str, Any]]:
+    """The spec parser of a params dataclass: its whole-number fields in order, separated by
+    ``/`` (``firstlast:1/4``; fewer values keep the later fields' defaults: ``firstlast:3``),
+    a field whose name mentions tokens also as a share of a model window
+    (``tokentail:60%/16k``). ``labels`` names fields in errors (default: the field name)."""
+    numeric = [f for f in dataclasses.fields(params_type) if _int_field(f)]
+    if not numeric:
+        raise ValueError(f"strategy {name!r}: {params_type.__name__} has no integer fields "
+                         "for a default spec parser; pass parse=...")
+    labels = dict(labels or {})
+    names = "/".join(labels.get(f.name, f.name) for f in numeric)
+
+    def parse(arg: str | None) -> dict[str, Any]:
+        spec = f"{name}:{arg}" if arg is not None else name
+        parts = _values(arg)
+        if not parts:
+            raise ValueError(f"strategy part {spec!r}: expected {name}:{names} (at least "
+                             f"the first value)")
+        if len(parts) > len(numeric):
+            raise ValueError(f"strategy part {spec!r}: {name} takes at most {len(numeric)} "
+                             f"value(s), {names}; got {len(parts)}")
+        out: dict[str, Any] = {}
+        for f in numeric:
+            label = labels.get(f.name, f.name)
+            if parts:
+                text = parts.pop(0)
+                out[f.name] = (token_budget(spec, text, label) if "tokens" in f.name
+                               else whole_number(spec, text, label))
+            elif f.default is not dataclasses.MISSING and f.default is not None:
+                out[f.name] = f.default
+        return out
+
+    parse.__doc__ = f"``{names}`` -> the fields of {params_type.__name__} (default parser)."
+    return parse
+
+
+def _values(arg: str | None) -> list[str]:
+    """``arg`` split at ``/``, a share ``P%/W`` kept whole."""
+    if arg is None or not arg.strip():
+        return []
+    parts: list[str] = []
+    for piece in arg.split("/"):
+        if parts and parts[-1].rstrip().endswith("%"):
+            parts[-1] += "/" + piece
+        else:
+            parts.append(piece)
+    return parts
 
 
 def two_numbers(name: str, arg: str | None, first: str, second: str,

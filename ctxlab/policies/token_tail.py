@@ -13,7 +13,14 @@ from dataclasses import dataclass
 from ..core.checks import check_int
 from ..core.ledger import DROPPED, ItemState
 from .base import PREAMBLE_DROPPED, LogView, Window, preamble
-from .spec import Invariants, PlotHints, PropertyHints, StrategySpec, log_scale, whole_number
+from .spec import (
+    Invariants,
+    PlotHints,
+    PropertyHints,
+    StrategySpec,
+    default_parser,
+    log_scale,
+)
 
 
 @dataclass(frozen=True)
@@ -58,9 +65,10 @@ def token_tail_window(log: LogView, params: TokenTailParams) -> Window:
 
 
 SPEC = StrategySpec(
-    name="tokentail", syntax="tokentail:T",
-    help="TokenTailSession: pin the first turn, then the newest turns within T tokens",
-    parse=lambda arg: {"max_tokens": whole_number(f"tokentail:{arg}", arg, "T (tokens)")},
+    name="tokentail", syntax="tokentail:T, tokentail:P%/W",
+    help="TokenTailSession: pin the first turn, then the newest turns within T tokens (or "
+         "P% of a W-token window: tokentail:60%/16k)",
+    parse=default_parser("tokentail", TokenTailParams, {"max_tokens": "T (tokens)"}),
     params_type=TokenTailParams, policy=token_tail_window, session_name="TokenTailSession",
     hints=PropertyHints(ranges={"max_tokens": range(40, 3000)}),
     invariants=Invariants(budget=lambda p: p.max_tokens),

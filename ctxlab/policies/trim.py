@@ -13,7 +13,15 @@ from typing import Any
 from ..core.checks import check_int, check_optional_int
 from ..core.ledger import DROPPED, ItemState
 from .base import PREAMBLE_DROPPED, LogView, Window, preamble
-from .spec import Invariants, PlotHints, PropertyHints, StrategySpec, log_scale, whole_number
+from .spec import (
+    Invariants,
+    PlotHints,
+    PropertyHints,
+    StrategySpec,
+    log_scale,
+    token_budget,
+    whole_number,
+)
 
 
 @dataclass(frozen=True)
@@ -60,7 +68,7 @@ def trim_window(log: LogView, params: TrimParams, *, session_id: str = "") -> Wi
         if oldest >= len(starts):
             oldest = len(starts) - 1
             over_budget_kept = True
-            newest = log.tokens_between(starts[-1], n)
+            newest = log.turn_tokens(-1)
             who = f"session {session_id!r}: " if session_id else ""
             notes.append(
                 f"{who}the newest turn alone has {newest} tokens (plus {preamble_tokens} in "
@@ -102,7 +110,8 @@ def trim_window(log: LogView, params: TrimParams, *, session_id: str = "") -> Wi
 
 
 def parse_trim(arg: str | None) -> dict[str, Any]:
-    """``N[/S][@T]`` -> max_turns, step, max_tokens."""
+    """``N[/S][@T]`` -> max_turns, step, max_tokens (T also as ``P%/W``: a share of a
+    W-token window, ``trim:8@60%/16k``)."""
     if arg is None:
         raise ValueError("strategy part 'trim' needs a turn count: trim:N, trim:N@TOKENS or "
                          "trim:N/STEP")
@@ -110,7 +119,7 @@ def parse_trim(arg: str | None) -> dict[str, Any]:
     turns_text, slash, step_text = head.partition("/")
     spec = f"trim:{arg}"
     out: dict[str, Any] = {"max_turns": whole_number(spec, turns_text, "N (turns)"),
-                           "max_tokens": whole_number(spec, tokens_text, "TOKENS") if at else None}
+                           "max_tokens": token_budget(spec, tokens_text, "TOKENS") if at else None}
     if slash:
         out["step"] = whole_number(spec, step_text, "STEP")
     return out
@@ -150,7 +159,7 @@ def _marks(p: TrimParams) -> tuple[str, ...]:
 SPEC = StrategySpec(
     name="trim", syntax="trim:N[/S][@T]",
     help="TrimmingSession: the last N user turns (dropped S at a time for the prompt cache; "
-         "at most T tokens)",
+         "at most T tokens, or P% of a W-token window: trim:8@60%/16k)",
     parse=parse_trim, params_type=TrimParams, policy=trim_window,
     session_name="TrimmingSession",
     hints=PropertyHints(ranges={"max_turns": range(1, 7), "max_tokens": range(60, 2000),

@@ -14,10 +14,12 @@ from ..policies.base import Synthetic, Window
 from ..policies.invariants import PolicyViolation, PolicyWarning
 from ..policies.summarize import SummaryRecord
 from .base import MemorySession, TokenBudgetWarning
+from .fold_steps import FoldStep, SummaryRequest, fold
 from .policy import PolicySession
 from .strategies import (
     StrategySpec,
     get_strategy,
+    params_from_spec,
     read_strategy,
     register_strategy,
     session_classes,
@@ -39,18 +41,22 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "FoldStep",
     "MemorySession",
     "PolicySession",
     "PolicyViolation",
     "PolicyWarning",
     "StrategySpec",
     "SummarizingSession",
+    "SummaryRequest",
     "SummaryRecord",
     "Synthetic",
     "TokenBudgetWarning",
     "TrimmingSession",
     "Window",
+    "fold",
     "get_strategy",
+    "params_from_spec",
     "read_strategy",
     "register_strategy",
     "strategies",

@@ -29,20 +29,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..core.error_text import cause_text
-from ..core.items import item_text
-from ..core.tokens import ITEM_OVERHEAD_TOKENS
-from ..facts.identifiers import identifier_values, missing_from
-from ..policies.fold_input import fit_item, next_chunk
-from ..policies.summarize import FoldPlan, SummaryRecord
+from ..policies.summarize import SummaryRecord
 from ..stores.base import StoreError
 from ..summarizers.base import SummaryResult, call_summarizer, summarizer_name
 from .deadlines import DeadlineExceeded, within
+from .fold_steps import FoldJob, combined, fold_record, next_request
 from .lease import FoldLease, lease_owner, owner_is_dead
 
 __all__ = ["POLL_S", "Failure", "FoldEngine", "FoldHost", "FoldJob", "lease_owner",
@@ -52,32 +48,6 @@ logger = logging.getLogger("ctxlab.summarizing")
 
 #: Seconds between checks while a fold runs on another loop or in another process.
 POLL_S = 0.02
-
-
-@dataclass
-class FoldJob:
-    """A planned fold: the plan, what the summarizer reads and the state it was planned on.
-
-    ``items`` are the folded items (model-safe, redacted), ``tokens`` their sizes and
-    ``turn_starts`` the positions in ``items`` where a turn begins (where chunks may end);
-    ``count`` counts a text's tokens; ``max_input_tokens`` bounds every summarizer call.
-    """
-
-    plan: FoldPlan
-    generation: int
-    version: int  # the store state's version when planned (the CAS token)
-    epoch: int
-    digest: str  # of the raw items [0, plan.end)
-    items: list[dict[str, Any]]
-    pending: tuple[str, ...]
-    tokens: list[int] = field(default_factory=list)
-    turn_starts: list[int] = field(default_factory=list)
-    count: Callable[[str], int] = len
-    max_input_tokens: int | None = None
-
-    @property
-    def incremental(self) -> bool:
-        return self.plan.previous is not None
 
 
 @dataclass
@@ -245,74 +215,19 @@ class FoldEngine:
     # -- the summarizer calls ------------------------------------------------------------
     async def summarize(self, job: FoldJob) -> SummaryResult:
         """The summary of ``job``: one summarizer call, or one per chunk when the span is
-        over ``max_input_tokens`` (each call reads the summary so far and the next chunk).
-        Usage is summed over the calls (``extra["calls"]`` counts them)."""
+        over ``max_input_tokens`` (each call reads the summary so far and the next chunk:
+        :func:`~ctxlab.sessions.fold_steps.next_request`). Usage is summed over the calls
+        (``extra["calls"]`` counts them)."""
         host = self.host
-        previous = job.plan.previous
-        text = previous.text if previous else None
-        shadow = previous.shadow if previous else ""
-        state = previous.state if previous else None
-        start, calls, used_in, used_out = 0, 0, 0, 0
-        result: SummaryResult | None = None
-        while result is None or start < len(job.items):
-            pair = ([{"role": "user", "content": shadow}, {"role": "assistant", "content": text}]
-                    if text is not None else [])
-            chunk, start = self._chunk(job, start, pair)
-            call = call_summarizer(host.summarizer, pair + chunk, text, state,
-                                   thread=self.sync_in_thread)
-            result = await within(call, host.summary_timeout,
-                                  f"summarizer {summarizer_name(host.summarizer)}")
-            calls += 1
-            used_in += result.input_tokens or 0
-            used_out += result.output_tokens or 0
-            text, shadow, state = result.text, result.shadow, result.state
-        if calls == 1:
-            return result
-        return SummaryResult(
-            result.text, result.shadow, used_in or None, used_out or None, result.model,
-            {**result.extra, "calls": calls}, result.state)
-
-    def _chunk(self, job: FoldJob, start: int, pair: list[dict[str, Any]]
-               ) -> tuple[list[dict[str, Any]], int]:
-        """The next chunk of ``job.items`` from ``start`` (and where the next one starts),
-        within what ``max_input_tokens`` leaves beside the summary pair."""
-        bound = job.max_input_tokens
-        if bound is None:
-            return job.items[start:], len(job.items)
-        room = bound - sum(job.count(item_text(it)) + ITEM_OVERHEAD_TOKENS for it in pair)
-        if room < bound // 4:
-            logger.warning("session %r: the summary so far leaves %s of max_input_tokens=%s "
-                           "for the folded items; the summarizer reads more than the bound "
-                           "(summarizer %s writes long summaries)", self.host.session_id,
-                           max(room, 0), bound, summarizer_name(self.host.summarizer))
-            room = bound // 4
-        end = next_chunk(job.tokens, job.turn_starts, start, room)
-        chunk = job.items[start:end]
-        if end == start + 1 and job.tokens[start] > room:
-            chunk = [fit_item(chunk[0], room - ITEM_OVERHEAD_TOKENS, job.count)]
-        return chunk, end
+        name = summarizer_name(host.summarizer)
+        answers: list[SummaryResult] = []
+        who = f"session {host.session_id!r} (summarizer {name})"
+        while (request := next_request(job, answers, who=who)) is not None:
+            call = call_summarizer(host.summarizer, request.items, request.previous,
+                                   request.state, thread=self.sync_in_thread)
+            answers.append(await within(call, host.summary_timeout, f"summarizer {name}"))
+        return combined(answers)
 
     def record(self, job: FoldJob, result: SummaryResult, duration: float) -> SummaryRecord:
-        # Identifiers the newly folded items hold (not the previous summary's own text: its
-        # bookkeeping, such as a count of omitted steps, is not a fact to keep).
-        folded_text = "\n".join(item_text(it) for it in job.items)
-        previous = job.plan.previous
-        return SummaryRecord(
-            text=result.text,
-            shadow=result.shadow,
-            turns=(1, job.plan.last_turn),
-            items=(previous.items[0] if previous else job.plan.start, job.plan.end),
-            generation=job.generation + 1,
-            created_at=time.time(),
-            summarizer=summarizer_name(self.host.summarizer),
-            input_tokens=result.input_tokens,
-            output_tokens=result.output_tokens,
-            missing_identifiers=tuple(missing_from(identifier_values(folded_text), result.text)),
-            incremental=job.incremental,
-            duration_s=round(duration, 6),
-            digest=job.digest,
-            epoch=job.epoch,
-            pending_calls=job.pending,
-            state=result.state,
-            calls=int(result.extra.get("calls", 1)),
-        )
+        return fold_record(job, result, summarizer=summarizer_name(self.host.summarizer),
+                           duration=duration)

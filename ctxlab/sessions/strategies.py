@@ -22,14 +22,16 @@ import re
 from typing import Any
 
 from ..policies import first_last, summarize, token_tail, trim
+from ..policies.invariants import mark_proven
 from ..policies.spec import StrategySpec, whole_number
 from .base import MemorySession
-from .policy import policy_session_class
+from .policy import PolicySession, policy_session_class
 from .summarizing import SummarizingSession
 from .trimming import TrimmingSession
 
-__all__ = ["StrategySpec", "get_strategy", "read_strategy", "register_strategy",
-           "session_classes", "strategies", "unregister_strategy", "whole_number"]
+__all__ = ["StrategySpec", "get_strategy", "params_from_spec", "read_strategy",
+           "register_strategy", "session_classes", "strategies", "unregister_strategy",
+           "whole_number"]
 
 _STRATEGIES: dict[str, StrategySpec] = {}
 
@@ -87,6 +89,15 @@ def read_strategy(text: str) -> tuple[StrategySpec, dict[str, Any]] | None:
     return None
 
 
+def params_from_spec(text: str) -> Any:
+    """The params of a registered strategy's spec part: ``"trim:8"`` -> ``TrimParams(8)``,
+    ``"tokentail:60%/16k"`` -> ``TokenTailParams(9830)`` (a ValueError names what is
+    wrong: an unknown strategy, a bad value)."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"a strategy spec is a string like 'trim:8', got {text!r}")
+    return get_strategy(text.strip().partition(":")[0].strip()).from_spec(text)
+
+
 def session_classes() -> dict[str, type]:
     """Public name -> session class of every registered strategy (``TrimmingSession``,
     ``FirstLastSession``, ...): what ``ctxlab`` and ``ctxlab.sessions`` export."""
@@ -103,3 +114,7 @@ BUILTIN: tuple[tuple[StrategySpec, Any], ...] = (
 )
 for _spec, _session in BUILTIN:
     register_strategy(_spec, session=_session)
+# ctxlab's own policies: the strict property suite (tests/policies/test_every_strategy.py)
+# holds them to the full invariant check; outside strict mode they get the cheap one.
+mark_proven(trim.trim_window, first_last.first_last_window, token_tail.token_tail_window,
+            PolicySession._window, TrimmingSession._window, SummarizingSession._window)

@@ -45,9 +45,7 @@ from typing import Any, ClassVar
 from agents.memory import SessionSettings
 
 from ..core.checks import check_seconds
-from ..core.items import item_text, model_safe
-from ..core.rawlog import RawLog
-from ..core.tokens import ITEM_OVERHEAD_TOKENS, TokenCounter
+from ..core.tokens import TokenCounter
 from ..policies import summarize
 from ..policies.base import Synthetic, Window
 from ..policies.spec import StrategySpec
@@ -57,15 +55,14 @@ from ..policies.summarize import (
     SummarizeParams,
     SummaryRecord,
     fired,
-    pending_calls,
-    plan_fold,
     summary_slots,
     summary_window,
 )
 from ..stores.base import StoredState, StoreError
 from ..summarizers.extractive import ExtractiveSummarizer
 from .base import MemorySession, StoreArg, check_limit
-from .folding import POLL_S, FoldEngine, FoldJob
+from .fold_steps import FoldJob, job_for, next_plan
+from .folding import POLL_S, FoldEngine
 from .history import history_records
 from .lease import FoldLease
 from .summary_state import STATE_FORMAT, SummaryState, state_data
@@ -400,15 +397,10 @@ class _FoldPort:
         """The fold to run now (None: none is due), or with ``rebuild`` the rebuild of
         everything folded; every ``rebuild_every``-th fold starts from the raw log."""
         s = self._session
-        summary, params = s._fold.summary, s.params
-        if rebuild:
-            plan = plan_fold(s._log, summary, params, rebuild=True)
-        elif not self.fold_due():
-            return None
-        else:
-            every = params.rebuild_every
-            fresh = bool(every) and summary is not None and (s._fold.generation + 1) % every == 0
-            plan = plan_fold(s._log, summary, params, fresh=fresh)
+        pair = (sum(slot.tokens for slot in s._summary_slots())
+                if s.params.fold_tokens is not None and not rebuild else 0)
+        plan = next_plan(s._log, s._fold.summary, s.params, generation=s._fold.generation,
+                         pair_tokens=pair, rebuild=rebuild)
         return None if plan is None else fold_job(s, plan)
 
     async def commit(self, job: FoldJob, record: SummaryRecord) -> bool:
@@ -424,43 +416,8 @@ class _FoldPort:
 
 
 def fold_job(session: SummarizingSession, plan: FoldPlan) -> FoldJob:
-    """What the summarizer reads for ``plan``: model-safe copies of the folded items
-    (redacted when the session has a redactor), their sizes in tokens (or upper bounds when
-    the whole span fits in half the input bound) and turn starts."""
-    log: RawLog = session._log
-    items = [model_safe(log.item(i)) for i in range(plan.start, plan.end)]
-    counter = session.token_counter
-    if session._redactor is not None:
-        items = session._redact(items)
-    bound = session.params.max_input_tokens
-    # Upper bounds first (a token is at least one UTF-8 byte): exact counts only for a span
-    # that may not fit in one call.
-    tokens = [len(item_text(it).encode()) + ITEM_OVERHEAD_TOKENS for it in items]
-    if bound is not None and sum(tokens) > bound // 2:
-        tokens = ([counter.count_item(it) for it in items] if session._redactor is not None
-                  else [log.tokens(i) for i in range(plan.start, plan.end)])
-    pending = tuple(pending_calls(log, plan.start, plan.end))
-    previous = plan.previous
-    if previous is not None:
-        answered = _answered(log, set(previous.pending_calls))
-        pending = tuple(c for c in previous.pending_calls if c not in answered) + pending
-    return FoldJob(
-        plan=plan, generation=session._fold.generation, version=session._stored.version,
-        epoch=session._stored.epoch, digest=log.digest(plan.end), items=items, pending=pending,
-        tokens=tokens, turn_starts=[s - plan.start for s in log.turn_starts
-                                    if plan.start < s < plan.end],
-        count=counter.count, max_input_tokens=session.params.max_input_tokens)
-
-
-def _answered(log: RawLog, call_ids: set[str]) -> set[str]:
-    """The ids among ``call_ids`` that some output in the log answers."""
-    if not call_ids:
-        return set()
-    found = set()
-    for index in range(len(log)):
-        if log.kind(index) == "tool_output":
-            item = log.item(index)
-            for key in ("call_id", "id"):
-                if item.get(key) in call_ids:
-                    found.add(item[key])
-    return found
+    """What the summarizer reads for ``plan`` (:func:`~ctxlab.sessions.fold_steps.job_for`,
+    redacted when the session has a redactor, with the store state it was planned on)."""
+    return job_for(session._log, plan, session.params, generation=session._fold.generation,
+                   version=session._stored.version, epoch=session._stored.epoch,
+                   redact=session._redact if session._redactor is not None else None)

@@ -119,12 +119,10 @@ def window_suspects(log: RawLog, slots: list[Slot], runs: list[range] | None = N
 def _rest_of_entered_turn(log: RawLog, start: int, extra: set[int]) -> bool:
     """When a run of raw items begins at ``start`` inside a turn, add the rest of that turn
     to ``extra`` and say so."""
-    starts = log.turn_starts
     turn = log.turn_of(start)
-    if turn is None or starts[turn - 1] == start:
+    if turn is None or log.turn_starts[turn - 1] == start:  # (the common case: cheap)
         return False
-    end = starts[turn] if turn < len(starts) else len(log)
-    extra.update(range(start, end))
+    extra.update(range(start, log.turn_bounds(turn)[1]))
     return True
 
 
@@ -133,21 +131,7 @@ def with_late_calls(log: RawLog, slots: list[Slot], reasons: list[str],
     """Bring back the call of every shown tool output whose call is not shown (its turn was
     trimmed or folded before the output arrived), with the reasoning right before it,
     placed just before the output, so the pair stays valid and the output is not lost."""
-    suspects = log.suspects() if suspects is None else suspects
-    late = [s for s in slots if not isinstance(s, Synthetic) and s in suspects
-            and log.kind(s) == "tool_output"]
-    if not late:
-        return slots, reasons
-    shown = {s for s in slots if not isinstance(s, Synthetic)}
-    extra: dict[int, list[int]] = {}
-    for slot in late:
-        call = log.partner(slot)
-        if call is None or call in shown or call > slot:
-            continue
-        first = call
-        while first > 0 and log.kind(first - 1) == "reasoning" and first - 1 not in shown:
-            first -= 1
-        extra[slot] = list(range(first, call + 1))
+    extra = _late_calls(log, slots, log.suspects() if suspects is None else suspects)
     if not extra:
         return slots, reasons
     new_slots: list[Slot] = []
@@ -160,6 +144,26 @@ def with_late_calls(log: RawLog, slots: list[Slot], reasons: list[str],
         new_slots.append(slot)
         new_reasons.append(why)
     return new_slots, new_reasons
+
+
+def _late_calls(log: RawLog, slots: list[Slot], suspects: set[int]) -> dict[int, list[int]]:
+    """For each shown late output whose earlier call is not shown: the raw indices to show
+    before it (the call, and the unshown reasoning right before the call)."""
+    late = [s for s in slots if not isinstance(s, Synthetic) and s in suspects
+            and log.kind(s) == "tool_output"]
+    if not late:
+        return {}
+    shown = {s for s in slots if not isinstance(s, Synthetic)}
+    extra: dict[int, list[int]] = {}
+    for slot in late:
+        call = log.partner(slot)
+        if call is None or call in shown or call > slot:
+            continue
+        first = call
+        while first > 0 and log.kind(first - 1) == "reasoning" and first - 1 not in shown:
+            first -= 1
+        extra[slot] = list(range(first, call + 1))
+    return extra
 
 
 def build_view(log: RawLog, window: Window, limit: int | None) -> View:

@@ -56,5 +56,9 @@ def test_the_spec_syntax_knows_it():
     assert strategy.name == "firstlast:1/3+state"
     session = strategy.make_session("x")
     assert isinstance(session, FirstLastSession) and session.params.last_turns == 3
+    three = parse_strategy("firstlast:3").make_session("y")  # N keeps its default (4)
+    assert (three.params.first_turns, three.params.last_turns) == (3, 4)
     with pytest.raises(ValueError, match="expected firstlast:F/N"):
-        parse_strategy("firstlast:3")
+        parse_strategy("firstlast:")
+    with pytest.raises(ValueError, match="firstlast takes at most 2 value"):
+        parse_strategy("firstlast:1/2/3")
