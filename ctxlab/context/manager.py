@@ -51,7 +51,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core.checks import check_int
+from ..core.items import content_text
+from ..core.memory_frame import with_memory_notice
 from ..core.tokens import TokenCounter
+from ..facts.language import language_of
 from ..summarizers.base import SUMMARY_SHADOW_PROMPT
 from .assemble import assemble_call
 from .assembled import AssembledContext
@@ -374,9 +377,19 @@ class ContextManager:
         """Fit the call (:func:`~ctxlab.context.budget.fit`: the ordered budget steps) and
         assemble it (:func:`~ctxlab.context.assemble.assemble_call`)."""
         rules = self._rules()
+        if state is not None or blocks:
+            instructions = with_notice(instructions, state, blocks)
         result = assemble_call(fit(parts, instructions, tools, state, blocks, source, rules),
                                rules)
         self.calls.append(result)
         if self.on_assemble is not None:
             self.on_assemble(result)
         return result
+
+
+def with_notice(instructions: str | None, state: dict[str, Any] | None,
+                blocks: Sequence[RetrievedBlock]) -> str:
+    """``instructions`` with the operator's memory notice (in the memory's language):
+    what the call injects is quoted data, not instructions."""
+    text = " ".join([content_text((state or {}).get("content")), *(b.text for b in blocks)])
+    return with_memory_notice(instructions, language_of(text))
