@@ -387,7 +387,7 @@ INSTRUCTION: tuple[str, ...] = (
     r"you\s+are\s+now\s+(?:an?\s+)?(?:unrestricted|unfiltered|admin|developer|system|dan\b|"
     r"in\s+\w+\s+mode|my\s+(?:personal|private))",
     r"from\s+now\s+on\s+you\s+(?:are|will|must)",
-    r"(?:^|[\n\"'{\[(])\s*(?:#+\s*)?(?:system|developer|assistant)\s*(?:message|prompt|note|"
+    r"(?:^|[\n\"'{\[(])\s*(?:#+\s*)?(?:system|developer)\s*(?:message|prompt|note|"
     r"override)?\s*[:：]",
     r"\[(?:system|inst|/inst|developer|admin)\]", r"<\|?(?:im_start|system|im_end)\|?>",
     r"<<\s*sys\s*>>",
