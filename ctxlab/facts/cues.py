@@ -387,7 +387,7 @@ INSTRUCTION: tuple[str, ...] = (
     r"you\s+are\s+now\s+(?:an?\s+)?(?:unrestricted|unfiltered|admin|developer|system|dan\b|"
     r"in\s+\w+\s+mode|my\s+(?:personal|private))",
     r"from\s+now\s+on\s+you\s+(?:are|will|must)",
-    r"(?:^|[\n\"'{\[(])\s*(?:#+\s*)?(?:system|developer)\s*(?:message|prompt|note|"
+    r"(?:^|[\n\"'{\[()\]>|*:-])\s*(?:#+\s*)?(?:system|developer)\s*(?:message|prompt|note|"
     r"override)?\s*[:：]",
     r"\[(?:system|inst|/inst|developer|admin)\]", r"<\|?(?:im_start|system|im_end)\|?>",
     r"<<\s*sys\s*>>",
@@ -401,7 +401,7 @@ INSTRUCTION: tuple[str, ...] = (
     r"(?:信息|身份|资料)?",
     r"记住这(?:一点|件事|条)",
     r"(?:给|对)(?:助手|客服机器人|机器人|AI|模型)的(?:备注|提示|指令|留言)",
-    r"(?:^|[\n\"'{\[(（])\s*(?:系统|开发者|管理员)(?:消息|提示|指令|通知)?\s*[:：]",
+    r"(?:^|[\n\"'{\[()\]>|*\-（）：:])\s*(?:系统|开发者|管理员)(?:消息|提示|指令|通知)?\s*[:：]",
     r"(?:新的|最新)(?:系统)?指令\s*[:：]",
     r"(?:假装|扮演|你现在是)(?:一个)?(?:不受限制|没有限制|管理员|开发者|系统)",
     r"(?:把|告诉我|给我看|发给我)(?:其他|别的)(?:客户|用户)的",

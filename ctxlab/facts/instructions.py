@@ -64,10 +64,11 @@ def is_flagged(line: str) -> bool:
     return FLAG in line
 
 
-def flag_line(line: str, language: str | None = None) -> str:
+def flag_line(line: str, language: str | None = None, *, flagged: bool = False) -> str:
     """``line`` marked as instruction-like (:data:`FLAG` in front, a note after), as it is
-    when it holds no such cue or is marked already."""
-    if is_flagged(line) or not looks_like_instruction(line):
+    when it holds no such cue or is marked already. ``flagged=True``: marked whatever its
+    words (a record flagged when it was captured keeps its flag however it is shown)."""
+    if is_flagged(line) or not (flagged or looks_like_instruction(line)):
         return line
     lang = language if language in FLAG_NOTES else ("zh" if has_cjk(line) else "en")
     gap = "" if lang == "zh" else " "

@@ -59,7 +59,7 @@ async def hub_message(hub: MemoryHub, user_id: str) -> dict[str, Any] | None:
     snapshot = await hub.read(user_id)
     if snapshot.state.is_empty():
         return None
-    text = render_state(snapshot.state)
+    text = render_state(snapshot.state, width=None)  # one line per entry, as a model reads
     language = language_of(text)
     who = ", ".join(dict.fromkeys(agent for agent, _ in snapshot.writers)) or "-"
     source = _SOURCE.get(language, _SOURCE["en"]).format(v=snapshot.version, who=who)
