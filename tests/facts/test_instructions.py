@@ -4,6 +4,7 @@ would is flagged (never dropped), in English and Chinese; honest requests are no
 from __future__ import annotations
 
 import pytest
+from poisoning_cases import ATTACKS
 
 from ctxlab.facts.instructions import (
     FLAG,
@@ -13,8 +14,6 @@ from ctxlab.facts.instructions import (
     instruction_cue,
     is_flagged,
 )
-
-from poisoning_cases import ATTACKS
 
 HONEST = [
     "Please always email me, never call.",
