@@ -47,9 +47,11 @@ RETRIEVED_HEADER = (
     "Recalled history: earlier turns of this conversation no longer shown in full, matching "
     "the latest message; where they disagree with newer messages or the state, the newer wins."
 )
-#: Who said what a state message and a recall message quote (after the memory heading).
-STATE_SOURCE = {"en": "this conversation's state", "zh": "本次对话的状态"}
-RETRIEVED_SOURCE = {"en": "earlier turns", "zh": "之前的对话"}
+#: Who said what a state message and a recall message quote, after the memory heading:
+#: nothing, as their own first line says it (the state's "as of turn N", the recalled
+#: turns' header), and each token is sent with every call.
+STATE_SOURCE: dict[str, str] = {}
+RETRIEVED_SOURCE: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
