@@ -87,7 +87,7 @@ class Recollection:
 
 
 _SOURCE = {"en": ("the customer's earlier sessions", ", as of {at}"),
-           "zh": ("客户此前的会话", "，截至{at}")}
+           "zh": ("客户此前的会话", "，截至 {at}")}
 
 
 def _source(as_of: str, language: str) -> str:
