@@ -52,11 +52,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.checks import check_int
 from ..core.items import content_text
-from ..core.memory_frame import with_memory_notice
+from ..core.memory_frame import is_memory_block, with_memory_notice
 from ..core.tokens import TokenCounter
 from ..facts.language import language_of
 from ..summarizers.base import SUMMARY_SHADOW_PROMPT
-from .assemble import assemble_call
+from .assemble import assemble_call, labelled_items
 from .assembled import AssembledContext
 from .budget import Rules, fit
 from .compaction import ToolOutputCompactor
@@ -377,10 +377,12 @@ class ContextManager:
         """Fit the call (:func:`~ctxlab.context.budget.fit`: the ordered budget steps) and
         assemble it (:func:`~ctxlab.context.assemble.assemble_call`)."""
         rules = self._rules()
-        if state is not None or blocks:
-            instructions = with_notice(instructions, state, blocks)
-        result = assemble_call(fit(parts, instructions, tools, state, blocks, source, rules),
-                               rules)
+        draft = fit(parts, instructions, tools, state, blocks, source, rules)
+        if any(is_memory_block(item) for item, _ in labelled_items(draft)):
+            # memory is sent: the instructions carry the operator's notice, fitted with them
+            draft = fit(parts, with_notice(instructions, state, blocks), tools, state, blocks,
+                        source, rules)
+        result = assemble_call(draft, rules)
         self.calls.append(result)
         if self.on_assemble is not None:
             self.on_assemble(result)
