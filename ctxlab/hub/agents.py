@@ -32,9 +32,13 @@ from ..records.users import user_id_of
 from .hub import HubSnapshot, MemoryHub
 
 
-def hub_instructions(hub: MemoryHub, base: str) -> Any:
+def hub_instructions(hub: MemoryHub, base: str, *, heading: str = "") -> Any:
     """Dynamic instructions: ``base``, plus the memory notice once the user has a shared
-    state (which :func:`hub_input_filter` shows, as data)."""
+    state (which :func:`hub_input_filter` shows, as data). ``heading`` is accepted for the
+    callers of earlier releases and no longer used: the state is never put in the
+    instructions, and the memory block's first line names its version and writers."""
+    if not isinstance(heading, str):
+        raise TypeError(f"heading must be a str, got {type(heading).__name__}")
     if not isinstance(hub, MemoryHub):
         raise TypeError(f"hub must be a MemoryHub, got {type(hub).__name__}")
     if not isinstance(base, str):
