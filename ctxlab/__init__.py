@@ -43,6 +43,7 @@ from .core.ledger import (
     Ledger,
     LedgerEntry,
 )
+from .core.memory_frame import MEMORY_HEADINGS, MEMORY_NOTICE, is_memory_block, with_memory_notice
 from .core.model_errors import (
     CompatibleServerError,
     ContextOverflowError,
@@ -98,6 +99,7 @@ from .facts.identifiers import (
     find_identifiers,
     identifier_values,
 )
+from .facts.instructions import flag_text, looks_like_instruction
 from .facts.language import (
     conversation_language,
     language_of,
@@ -125,7 +127,7 @@ from .handoffs import (
     human_agent,
     split_issues,
 )
-from .hub import HubConflictError, MemoryHub, hub_instructions, record_run
+from .hub import HubConflictError, MemoryHub, hub_input_filter, hub_instructions, record_run
 from .longterm import DeletionReport, LongTermMemory, UserMemory, forget_me_tool, forget_user
 from .memory import (
     DenseIndex,
@@ -374,6 +376,12 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the lazy names, imported eagerl
     )
 
 __all__ = [
+    "MEMORY_HEADINGS",
+    "MEMORY_NOTICE",
+    "flag_text",
+    "is_memory_block",
+    "looks_like_instruction",
+    "with_memory_notice",
     "ALL_FACT_KINDS",
     "FACT_KINDS",
     "FULL_HISTORY",
@@ -504,6 +512,7 @@ __all__ = [
     "forget_user",
     "full_tokens",
     "get_token_counter",
+    "hub_input_filter",
     "hub_instructions",
     "human_agent",
     "identifier_values",

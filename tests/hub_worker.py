@@ -25,10 +25,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents import Agent, Runner, set_tracing_disabled
+from agents import Agent, RunConfig, Runner, set_tracing_disabled
 
 from ctxlab.course.offline import OfflineSupportModel
-from ctxlab.hub import HUB_KEY, MemoryHub, hub_instructions, record_run
+from ctxlab.hub import HUB_KEY, MemoryHub, hub_input_filter, hub_instructions, record_run
 from ctxlab.memory import RuleBasedStateExtractor, StatePatch
 from ctxlab.records import RecordStore, SQLiteRecords, Versioned
 from ctxlab.records.base import namespace_hash
@@ -112,7 +112,8 @@ async def main(kind: str, target: str, prefix: str, agent_name: str, user: str, 
     for turn in range(1, turns + 1):
         text = (f"My laptop overheats again, turn {turn}." if agent_name == "support"
                 else f"I'd like a quote for a docking station, turn {turn}.")
-        result = await Runner.run(agent, text, context=UserContext(user))
+        result = await Runner.run(agent, text, context=UserContext(user),
+                                  run_config=RunConfig(call_model_input_filter=hub_input_filter(hub)))
         await record_run(hub, result, agent=agent_name, extractor=Tagging(agent_name, turn))
     await hub.aclose()
     print(json.dumps({"agent": agent_name, "pid": os.getpid(), "turns": turns,

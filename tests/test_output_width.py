@@ -44,6 +44,7 @@ OWN_PRINTS: dict[str, dict[str, str]] = {
                                     "human": "the model's reply and the case note"},
     "10_memory_across_sessions": {
         "recollection": "the memory message the model is sent",
+        "poison": "the memory messages the model is sent, word for word",
         "zh": "the recalled memory and the model's replies",
         "race": "HubConflictError's text", "forget": "the reply and UnknownUserError's text"},
     "11_long_term_memory": {

@@ -51,9 +51,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core.checks import check_int
+from ..core.items import content_text
+from ..core.memory_frame import is_memory_block, with_memory_notice
 from ..core.tokens import TokenCounter
+from ..facts.language import language_of
 from ..summarizers.base import SUMMARY_SHADOW_PROMPT
-from .assemble import assemble_call
+from .assemble import assemble_call, labelled_items
 from .assembled import AssembledContext
 from .budget import Rules, fit
 from .compaction import ToolOutputCompactor
@@ -374,9 +377,21 @@ class ContextManager:
         """Fit the call (:func:`~ctxlab.context.budget.fit`: the ordered budget steps) and
         assemble it (:func:`~ctxlab.context.assemble.assemble_call`)."""
         rules = self._rules()
-        result = assemble_call(fit(parts, instructions, tools, state, blocks, source, rules),
-                               rules)
+        draft = fit(parts, instructions, tools, state, blocks, source, rules)
+        if any(is_memory_block(item) for item, _ in labelled_items(draft)):
+            # memory is sent: the instructions carry the operator's notice, fitted with them
+            draft = fit(parts, with_notice(instructions, state, blocks), tools, state, blocks,
+                        source, rules)
+        result = assemble_call(draft, rules)
         self.calls.append(result)
         if self.on_assemble is not None:
             self.on_assemble(result)
         return result
+
+
+def with_notice(instructions: str | None, state: dict[str, Any] | None,
+                blocks: Sequence[RetrievedBlock]) -> str:
+    """``instructions`` with the operator's memory notice (in the memory's language):
+    what the call injects is quoted data, not instructions."""
+    text = " ".join([content_text((state or {}).get("content")), *(b.text for b in blocks)])
+    return with_memory_notice(instructions, language_of(text))

@@ -3,7 +3,8 @@
 A turn starts at a *real* user message (a message with role ``user`` that a person sent).
 Assistant replies, reasoning, tool calls and their outputs, system or developer notes
 that follow it belong to that turn. A synthetic item a memory strategy injects (such as
-the user line that asks for a summary) never starts a turn. Items before the first real
+the user line that asks for a summary, or a memory block: remembered words quoted as a user
+message under a memory heading) never starts a turn. Items before the first real
 user message form the *preamble*: they belong to no turn.
 """
 
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .items import is_user_message
+from .memory_frame import is_memory_block
 
 
 @dataclass(frozen=True)
@@ -48,9 +50,11 @@ class Segmentation:
 
 
 def starts_turn(item: Mapping[str, Any]) -> bool:
-    """True when ``item`` opens a turn: a message with role ``user``. The one definition every
-    part of ctxlab segments by (:class:`ctxlab.core.rawlog.RawLog` keeps it incrementally)."""
-    return is_user_message(item)
+    """True when ``item`` opens a turn: a message with role ``user`` that is not injected
+    memory (:func:`~ctxlab.core.memory_frame.is_memory_block`: quoted data under a memory
+    heading). The one definition every part of ctxlab segments by
+    (:class:`ctxlab.core.rawlog.RawLog` keeps it incrementally)."""
+    return is_user_message(item) and not is_memory_block(item)
 
 
 def turn_starts(

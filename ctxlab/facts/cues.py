@@ -346,3 +346,64 @@ CONSTRAINT_TOPICS_ZH: dict[str, str] = {
 def labels(language: str = "en") -> dict[str, str]:
     """:data:`LABELS` (``"en"``) or :data:`LABELS_ZH` (``"zh"``)."""
     return LABELS_ZH if language == "zh" else LABELS
+
+# ----------------------------------------------------------------------------- instructions
+#: Text that speaks to the assistant as an operator would: an order about how it must
+#: behave, a claim to override its instructions, a fake role header, a role-play set-up.
+#: Memory keeps such lines (the agent may need to know the customer asked) but flags them
+#: (:mod:`ctxlab.facts.instructions`). Whole-sentence shapes, not single words: a customer
+#: who says "you must be joking" or "please always email me" is not flagged.
+INSTRUCTION: tuple[str, ...] = (
+    # overriding the operator
+    r"(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:your|the|my|"
+    r"these|those|all|any)?\s*(?:previous|prior|earlier|above|original|system|existing|"
+    r"current)?\s*(?:instructions?|rules?|guidelines?|polic(?:y|ies)|prompts?|directives?|"
+    r"guardrails?|restrictions?)",
+    r"new\s+(?:system\s+)?instructions?\s*[:：]", r"(?:system|developer|admin)\s+(?:prompt|"
+    r"override|message|instruction)s?\b", r"jailbreak", r"developer\s+mode",
+    r"(?:note|message|instructions?|reminder)\s+(?:to|for)\s+(?:the\s+)?(?:assistant|agent|"
+    r"ai|model|bot|llm|chatbot)",
+    # orders about the assistant's standing behaviour
+    r"(?:you|the\s+(?:assistant|agent|ai|model|bot))\s+(?:must|should|shall|will|have\s+to|"
+    r"need\s+to|are\s+to)\s+(?:always|never|from\s+now\s+on|in\s+(?:the\s+)?future|"
+    r"henceforth|no\s+matter\s+what|without\s+(?:checking|verifying|asking|question))",
+    r"(?:always|never)\s+(?:approve|grant|refund|issue|give|waive|skip|bypass|reveal|share|"
+    r"disclose|send)\b[^.!?\n]{0,60}\bwithout\s+(?:checking|verif\w*|asking|question\w*|"
+    r"confirm\w*|approval|authori[sz]\w*)",
+    r"(?:approve|grant|issue|process)\s+(?:all\s+|any\s+|every\s+)?(?:my\s+)?(?:refunds?|"
+    r"requests?|claims?|returns?)\s+(?:automatically|without)",
+    r"(?:remember|note)\s+(?:this\s+)?for\s+(?:next\s+time|(?:all\s+)?future\s+"
+    r"(?:sessions?|conversations?|chats?))\s*[:：,]?\s*(?:you|always|never|the\s+assistant)",
+    r"(?:read|give|tell|show|send)\s+me\s+(?:the\s+)?(?:other|another|all\s+the\s+other)\s+"
+    r"(?:customers?|users?|clients?)(?:'s?)?\s+(?:e-?mails?|data|records|details|addresses|"
+    r"phone|passwords?|information|accounts?)",
+    r"(?:reveal|print|show|repeat|output)\s+(?:me\s+)?(?:your|the)\s+(?:system\s+prompt|"
+    r"instructions|hidden\s+prompt|initial\s+prompt)",
+    r"(?:do\s+not|don'?t|never)\s+(?:tell|inform|alert|notify)\s+(?:the\s+)?(?:operator|"
+    r"admin|supervisor|staff|human|manager)",
+    # role play and fake roles
+    r"(?:pretend|act|behave)\s+(?:to\s+be|as\s+if\s+you\s+(?:are|were)|as)\s+(?:an?\s+)?"
+    r"(?:different|unrestricted|unfiltered|system|admin|developer|dan\b)",
+    r"you\s+are\s+now\s+(?:an?\s+)?(?:unrestricted|unfiltered|admin|developer|system|dan\b|"
+    r"in\s+\w+\s+mode|my\s+(?:personal|private))",
+    r"from\s+now\s+on\s+you\s+(?:are|will|must)",
+    r"(?:^|[\n\"'{\[()\]>|*:-])\s*(?:#+\s*)?(?:system|developer)\s*(?:message|prompt|note|"
+    r"override)?\s*[:：]",
+    r"\[(?:system|inst|/inst|developer|admin)\]", r"<\|?(?:im_start|system|im_end)\|?>",
+    r"<<\s*sys\s*>>",
+    # Chinese
+    r"(?:忽略|无视|忘掉|忘记|不要理会|别管)(?:你)?(?:之前|以前|先前|上面|原来|原有|所有|全部)?(?:的)?"
+    r"(?:所有|全部)?(?:的)?(?:指令|指示|规则|设定|提示词?|要求|系统提示)",
+    r"(?:以后|今后|从现在起|从今以后|往后|下次)你(?:都)?(?:必须|一定要|务必|只能|不准|不许|"
+    r"一律|直接)",
+    r"你(?:必须|一定要|务必)(?:永远|始终|总是|每次|一律|直接)",
+    r"(?:不用|无需|不必|别|不要)(?:再)?(?:核实|核对|验证|审核|确认身份|查验)(?:任何|我的)?"
+    r"(?:信息|身份|资料)?",
+    r"记住这(?:一点|件事|条)",
+    r"(?:给|对)(?:助手|客服机器人|机器人|AI|模型)的(?:备注|提示|指令|留言)",
+    r"(?:^|[\n\"'{\[()\]>|*\-（）：:])\s*(?:系统|开发者|管理员)(?:消息|提示|指令|通知)?\s*[:：]",
+    r"(?:新的|最新)(?:系统)?指令\s*[:：]",
+    r"(?:假装|扮演|你现在是)(?:一个)?(?:不受限制|没有限制|管理员|开发者|系统)",
+    r"(?:把|告诉我|给我看|发给我)(?:其他|别的)(?:客户|用户)的",
+    r"不要(?:告诉|通知)(?:管理员|主管|人工|运营)",
+)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..core.items import item_kind, item_text
+from ..core.memory_frame import is_memory_block
 
 Language = Literal["en", "zh"]
 
@@ -106,7 +107,7 @@ def conversation_language(items: Iterable[Mapping[str, Any]] | Iterable[str]) ->
     for item in items:
         if isinstance(item, str):
             count.add(item)
-        elif item_kind(item) == "user":
+        elif item_kind(item) == "user" and not is_memory_block(item):
             count.add(item_text(item))
     return count.language
 

@@ -118,7 +118,7 @@ class TopicBook:
     """
 
     def __init__(self, *, ask: bool = False, topics: SchemaTopics | None = None,
-                 known: Iterable[str] = (), skip: str | None = None):
+                 known: Iterable[str] = (), skip: str | tuple[str, ...] | None = None):
         self.ask = ask
         self.skip = skip
         self.schema = topics

@@ -43,6 +43,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..core.items import is_call, is_output, item_kind, item_text, loads_json, pair_key
+from ..core.memory_frame import is_memory_block
 from . import cues
 from .entities import (
     CASE,
@@ -187,12 +188,12 @@ class FactTracker(SlotBook, StatementBook):
         """Read one item."""
         kind = item_kind(item)
         role: Role
-        if kind == "user":
+        if kind == "user" and not is_memory_block(item):
             self.turn += 1
             role = "user"
         elif kind == "assistant":
             role = "assistant"
-        elif kind in ("system", "developer"):
+        elif kind in ("system", "developer", "user"):  # a note, or a memory block
             role = "note"
         elif is_call(item):
             role = "call"

@@ -1,8 +1,14 @@
 """Connect Agents SDK agents to a :class:`~ctxlab.hub.MemoryHub`.
 
-* :func:`hub_instructions`: dynamic instructions (``Agent(instructions=...)``) that append the
-  run's user's shared state to an agent's own instructions, read fresh before every model
-  call, so the sales agent sees what support recorded a minute ago;
+* :func:`hub_input_filter`: a ``RunConfig(call_model_input_filter=...)`` that puts the run's
+  user's shared state in front of the model input, read fresh before every model call, so
+  the sales agent sees what support recorded a minute ago. What one agent recorded quotes
+  the customer and tools, so it travels as a memory block (a user message under the memory
+  heading, its instruction-like lines flagged: :func:`~ctxlab.context.sources.context_message`),
+  never in an agent's instructions;
+* :func:`hub_instructions`: dynamic instructions (``Agent(instructions=...)``): the agent's
+  own, plus the operator's :data:`~ctxlab.core.memory_frame.MEMORY_NOTICE` once the user
+  has a shared state (the state itself is never put there);
 * :func:`record_run`: after ``Runner.run``, extract what the turn established (the offline
   :class:`~ctxlab.RuleBasedStateExtractor` by default) and merge it into the user's shared
   state with compare-and-swap, marked with the agent's name.
@@ -16,6 +22,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..context.sources import context_message
+from ..core.memory_frame import with_memory_notice
+from ..facts.language import language_of
 from ..memory.extract import RuleBasedStateExtractor
 from ..memory.render import render_state
 from ..memory.state_memory import StateExtractor
@@ -24,7 +33,12 @@ from .hub import HubSnapshot, MemoryHub
 
 
 def hub_instructions(hub: MemoryHub, base: str, *, heading: str = "") -> Any:
-    """Dynamic instructions: ``base``, then the user's shared state when there is one."""
+    """Dynamic instructions: ``base``, plus the memory notice once the user has a shared
+    state (which :func:`hub_input_filter` shows, as data). ``heading`` is accepted for the
+    callers of earlier releases and no longer used: the state is never put in the
+    instructions, and the memory block's first line names its version and writers."""
+    if not isinstance(heading, str):
+        raise TypeError(f"heading must be a str, got {type(heading).__name__}")
     if not isinstance(hub, MemoryHub):
         raise TypeError(f"hub must be a MemoryHub, got {type(hub).__name__}")
     if not isinstance(base, str):
@@ -34,12 +48,46 @@ def hub_instructions(hub: MemoryHub, base: str, *, heading: str = "") -> Any:
         snapshot = await hub.read(user_id_of(context))
         if snapshot.state.is_empty():
             return base
-        shared = render_state(snapshot.state)
-        label = heading or (f"Shared customer state (version {snapshot.version}, kept by "
-                            "every agent that serves this customer):")
-        return f"{base}\n\n{label}\n{shared}"
+        return with_memory_notice(base, language_of(render_state(snapshot.state)))
 
     return instructions
+
+
+_SOURCE = {"en": "shared state, version {v}, recorded by {who}",
+           "zh": "共享状态（第 {v} 版），记录者：{who}"}
+
+
+async def hub_message(hub: MemoryHub, user_id: str) -> dict[str, Any] | None:
+    """The user's shared state as a memory block (None while it is empty), attributed to
+    the agents that wrote it."""
+    snapshot = await hub.read(user_id)
+    if snapshot.state.is_empty():
+        return None
+    text = render_state(snapshot.state, width=None)  # one line per entry, as a model reads
+    language = language_of(text)
+    who = ", ".join(dict.fromkeys(agent for agent, _ in snapshot.writers)) or "-"
+    source = _SOURCE.get(language, _SOURCE["en"]).format(v=snapshot.version, who=who)
+    return context_message(text, source=source, language=language)
+
+
+def hub_input_filter(hub: MemoryHub) -> Any:
+    """A ``call_model_input_filter`` that puts the run's user's shared state (a memory
+    block) first and the memory notice in the instructions."""
+    if not isinstance(hub, MemoryHub):
+        raise TypeError(f"hub must be a MemoryHub, got {type(hub).__name__}")
+
+    async def inject(data: Any) -> Any:
+        from agents.run_config import ModelInputData
+
+        model_data = data.model_data
+        message = await hub_message(hub, user_id_of(data.context))
+        if message is None:
+            return model_data
+        language = language_of(str(message["content"]))
+        return ModelInputData(input=[message, *model_data.input],
+                              instructions=with_memory_notice(model_data.instructions, language))
+
+    return inject
 
 
 def run_items(result: Any) -> list[dict[str, Any]]:

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core.items import is_user_message, item_text
+from ..facts.instructions import looks_like_instruction
 from ..facts.language import has_cjk
 from ..facts.statements import find_constraints, find_done
 from ..facts.typed import ALL_FACT_KINDS, facts_in_text
@@ -139,7 +140,8 @@ def notes_of(items: Sequence[Item], session_id: str, at: str) -> list[Note]:
         seen.add(text)
         if len(text) > MAX_NOTE_CHARS:
             text = text[: MAX_NOTE_CHARS - 1] + "…"
-        notes.append(Note(text=text, session=session_id, at=at, turn=turn))
+        notes.append(Note(text=text, session=session_id, at=at, turn=turn,
+                          flagged=looks_like_instruction(text)))
     return notes
 
 

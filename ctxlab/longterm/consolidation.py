@@ -23,6 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..core.openai_calls import ModelCaller, json_text
+from ..facts.instructions import looks_like_instruction
 from .notebook import NO_TOPIC, MemoryNote, rule_proposal
 
 
@@ -160,7 +161,16 @@ def check_proposal(raw: Any, durable: Sequence[MemoryNote],
     chosen = _check_sources(proposal, known)
     _check_topics(chosen)
     _check_nothing_lost(chosen, durable, session)
-    return chosen
+    return [flagged(note) for note in chosen]
+
+
+def flagged(note: MemoryNote) -> MemoryNote:
+    """``note`` with its flag set when its words read like an instruction to the assistant
+    (checked again at consolidation: a note captured before the detector knew the cue, or
+    written by another program, is flagged on its way into the standing notes)."""
+    if note.flagged or not looks_like_instruction(note.text):
+        return note
+    return note.model_copy(update={"flagged": True})
 
 
 #: What :class:`LLMConsolidator` tells the model (operator text only: the notes travel as

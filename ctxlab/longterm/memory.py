@@ -16,7 +16,10 @@ them, in a store of its own (:mod:`ctxlab.records`, namespaced by user id):
   bigrams; :class:`~ctxlab.memory.FTS5Index`) for the long tail ("that shop I mentioned");
 * **inject**: :meth:`input_filter` is a ``RunConfig(call_model_input_filter=...)`` that puts
   the recollection for the run's user (``UserContext``) in front of the model input, as one
-  context message (``role: system``, the form every server takes); it changes what the
+  memory block: a **user** message under the memory heading, dated and attributed, its
+  instruction-like lines flagged (a customer's remembered words never get more authority
+  than the customer has), and appends the operator's
+  :data:`~ctxlab.core.memory_frame.MEMORY_NOTICE` to the instructions; it changes what the
   model sees, never what the session stores;
 * **forget**: :meth:`forget` deletes the user's records (see also
   :func:`~ctxlab.longterm.forget.forget_user`, which deletes in every store).
@@ -33,6 +36,7 @@ from typing import Any
 
 from ..context.sources import context_message
 from ..core.items import is_user_message, item_text
+from ..core.memory_frame import with_memory_notice
 from ..memory.fts import Doc, FTS5Index
 from ..memory.state_memory import StateExtractor
 from ..records import (
@@ -63,6 +67,8 @@ class Recollection:
     language: str = "en"
     #: The notes in force (session first, then standing: :mod:`ctxlab.longterm.notes`).
     in_force: str = ""
+    #: When the newest session in memory was written ("" when none was).
+    as_of: str = ""
 
     def text(self) -> str:
         """The structured part, the notes in force, then the recalled notes ("" for an
@@ -74,7 +80,20 @@ class Recollection:
     def message(self) -> dict[str, Any] | None:
         """The recollection as one context message (None when there is nothing)."""
         text = self.text()
-        return context_message(text) if text else None
+        if not text:
+            return None
+        return context_message(text, source=_source(self.as_of, self.language),
+                               language=self.language)
+
+
+_SOURCE = {"en": ("the customer's earlier sessions", ", as of {at}"),
+           "zh": ("客户此前的会话", "，截至 {at}")}
+
+
+def _source(as_of: str, language: str) -> str:
+    """Who said what a recollection quotes, and when (after the memory heading)."""
+    who, when = _SOURCE.get(language, _SOURCE["en"])
+    return who + (when.format(at=as_of) if as_of else "")
 
 
 def _today() -> str:
@@ -163,9 +182,10 @@ class LongTermMemory:
             noted = render_in_force(await self.notes.in_force(user_id, session_id), language)
         if memory is None:
             return Recollection(user_id, known=bool(noted), in_force=noted)
+        as_of = memory.sessions[-1].at if memory.sessions else ""
         return Recollection(user_id, True,
                             render_structured(memory) if self.structured else "",
-                            tuple(self._search(memory.notes, query)), language, noted)
+                            tuple(self._search(memory.notes, query)), language, noted, as_of)
 
     def _search(self, notes: Sequence[Note], query: str) -> list[tuple[Note, float]]:
         if not query.strip() or not notes or not self.notes_k:
@@ -302,7 +322,8 @@ class LongTermMemory:
             if message is None:
                 return model_data
             return ModelInputData(input=[message, *items],
-                                  instructions=model_data.instructions)
+                                  instructions=with_memory_notice(model_data.instructions,
+                                                                  recollection.language))
 
         return inject
 

@@ -34,6 +34,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..facts.cues import LASTING, SESSION_ONLY, words
+from ..facts.instructions import looks_like_instruction
 from ..facts.statements import constraint_topic
 
 #: The record key a user's notes are kept under (beside long-term memory's record).
@@ -97,6 +98,9 @@ class MemoryNote(BaseModel):
     at: str
     uses: int = Field(default=0, ge=0)
     last_used: str | None = None
+    #: The words read like an instruction to the assistant (flagged at capture and again at
+    #: consolidation: :mod:`ctxlab.facts.instructions`); kept, and shown marked.
+    flagged: bool = False
 
     @field_validator("at", "last_used")
     @classmethod
@@ -133,7 +137,7 @@ def make_note(text: str, *, session_id: str, at: str, topic: str | None = None,
         raise ValueError(f"scope must be 'session', 'durable' or None, got {scope!r}")
     return MemoryNote(id=note_id(session_id, clean), text=clean,
                       topic=topic or constraint_topic(clean), scope=scope or note_scope(clean),
-                      session=session_id, at=at)
+                      session=session_id, at=at, flagged=looks_like_instruction(clean))
 
 
 class NoteBook(BaseModel):

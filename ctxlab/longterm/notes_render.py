@@ -15,7 +15,8 @@ reads as such). In the customer's language:
 
 from __future__ import annotations
 
-from .notebook import InForce
+from ..facts.instructions import flag_line
+from .notebook import InForce, MemoryNote
 
 _WORDS = {
     "en": {"head": "Notes the customer asked us to keep (this conversation's override "
@@ -36,12 +37,19 @@ def render_in_force(notes: InForce, language: str = "en") -> str:
         return ""
     words = _WORDS[language if language in _WORDS else "en"]
     lines = [words["head"]]
-    lines += [f"- {words['session']}{n.text}" for n in notes.session]
-    lines += [f"- {words['durable'].format(at=n.at[:10])}{n.text}" for n in notes.durable]
+    lines += [_line(f"- {words['session']}{n.text}", n, language) for n in notes.session]
+    lines += [_line(f"- {words['durable'].format(at=n.at[:10])}{n.text}", n, language)
+              for n in notes.durable]
     if notes.set_aside:
         lines.append(words["aside"])
-        lines += [f"- {words['durable'].format(at=n.at[:10])}{n.text}" for n in notes.set_aside]
+        lines += [_line(f"- {words['durable'].format(at=n.at[:10])}{n.text}", n, language)
+                  for n in notes.set_aside]
     return "\n".join(lines)
+
+
+def _line(line: str, note: MemoryNote, language: str) -> str:
+    """A note's line, flagged when the note was flagged at capture or consolidation."""
+    return flag_line(line, language, flagged=note.flagged)
 
 
 __all__ = ["HEADERS", "render_in_force"]

@@ -73,6 +73,9 @@ class Note(BaseModel):
     session: str
     at: str
     turn: int | None = None
+    #: The words read like an instruction to the assistant (flagged at capture:
+    #: :mod:`ctxlab.facts.instructions`); kept, and shown marked.
+    flagged: bool = False
 
     @property
     def key(self) -> str:

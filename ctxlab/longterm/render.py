@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..facts.instructions import flag_line
 from .record import Case, Note, Remembered, UserMemory
 
 _WORDS = {
@@ -111,9 +112,11 @@ def render_structured(memory: UserMemory, *, max_cases: int = 3) -> str:
 
 
 def render_notes(notes: Sequence[Note], language: str) -> str:
-    """Recalled notes under their heading ("" when there are none)."""
+    """Recalled notes under their heading ("" when there are none); a note flagged when it
+    was captured is shown flagged (:func:`~ctxlab.facts.instructions.flag_line`)."""
     if not notes:
         return ""
     words = _WORDS[language if language in _WORDS else "en"]
-    return "\n".join([words["notes"], *(f"- {words['when'].format(at=n.at)}{n.text}"
-                                        for n in notes)])
+    return "\n".join([words["notes"], *(
+        flag_line(f"- {words['when'].format(at=n.at)}{n.text}", language, flagged=n.flagged)
+        for n in notes)])

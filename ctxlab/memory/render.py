@@ -40,7 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..context.sources import context_message
+from ..context.sources import STATE_SOURCE, context_message
 from ..core.display import display_width, wrap
 from ..core.tokens import DEFAULT_ENCODING, get_token_counter
 from ..facts import cues
@@ -425,10 +425,11 @@ def _topic(topic: str, language: str) -> str:
 
 
 def state_message(state: SupportState, **options: Any) -> dict[str, Any] | None:
-    """The rendered state as one context message (``{"role": "system", "content": text}``,
-    the form every server takes), or None while the state is empty. The message a model
+    """The rendered state as one memory block (a user message under the memory heading,
+    instruction-like lines flagged: :func:`~ctxlab.context.sources.context_message`), or
+    None while the state is empty. The message a model
     reads is not wrapped (``width=None``: line breaks would only cost tokens) unless
     ``options`` ask for a width; :func:`render_state` wraps what a person reads."""
     options.setdefault("width", None)
     text = render_state(state, **options)
-    return context_message(text) if text else None
+    return context_message(text, source=STATE_SOURCE) if text else None

@@ -364,20 +364,21 @@ class MemorySession(CheckpointsMixin, ChangeListeners):
         if self._cache is not None and self._cache[0] == key:
             return self._cache[1]
         window = self._window()
-        self._check_window(window)
+        _check_window(self, window)
         for note in window.notes:
             warnings.warn(note, TokenBudgetWarning, stacklevel=4)
         view = build_view(self._log, window, limit)
         self._cache = (key, view)
         return view
 
-    def _check_window(self, window: Window) -> None:
-        """Hold the window to the strategy's invariants before anything repairs it
-        (:func:`ctxlab.policies.invariants.enforce`: strict mode raises, naming the policy;
-        otherwise a warning, and the view is repaired). Outside strict mode ctxlab's own
-        (proven) policies get the cheap check; a new or replaced ``_window`` or policy the
-        full one."""
-        spec = getattr(type(self), "strategy", None)
-        proven = is_proven(type(self)._window, getattr(spec, "policy", None))
-        enforce(self._log, window, spec, getattr(self, "params", None),
-                f"session {self.session_id!r} ({type(self).__name__})", proven=proven)
+
+def _check_window(self: MemorySession, window: Window) -> None:
+    """Hold the window to the strategy's invariants before anything repairs it
+    (:func:`ctxlab.policies.invariants.enforce`: strict mode raises, naming the policy;
+    otherwise a warning, and the view is repaired). Outside strict mode ctxlab's own
+    (proven) policies get the cheap check; a new or replaced ``_window`` or policy the
+    full one."""
+    spec = getattr(type(self), "strategy", None)
+    proven = is_proven(type(self)._window, getattr(spec, "policy", None))
+    enforce(self._log, window, spec, getattr(self, "params", None),
+            f"session {self.session_id!r} ({type(self).__name__})", proven=proven)

@@ -120,7 +120,7 @@ def test_state_and_recall_messages_survive_the_chat_converter():
     assert extractor_calls
     sent = [m for b in agent_bodies(fake, "chat") for m in b["messages"]]
     state = [m for m in sent if STATE_HEADER in str(m.get("content"))]
-    assert state and all(m == {"role": "system", "content": m["content"]}
+    assert state and all(m == {"role": "user", "content": m["content"]}  # data, not orders
                          and isinstance(m["content"], str) for m in state)
     assert all(m["role"] in ("system", "user", "assistant", "tool") for m in sent)
 

@@ -5,8 +5,9 @@ forms, ``json_object`` only, no usage chunk in streams, an 8,192-token window, t
 with a named ``tool_choice``), and the SDK's real model classes send the requests. Checked
 here, each with the exact request bodies:
 
-1. the state and recall messages of a ContextManager go out as ``{"role": "system",
-   "content": str}`` (lesson 05b's cell 16 included); the old developer form is refused;
+1. the state and recall messages of a ContextManager go out as memory blocks,
+   ``{"role": "user", "content": str}`` (quoted data, never the operator's voice; lesson
+   05b's cell 16 included); the old developer form is refused;
 2. LLMStateExtractor and SummaryJudge fall back from ``json_schema`` to ``json_object``
    with the schema in the prompt, validate the reply, or name the server's limit;
 3. a streamed run's usage, which the server does not send, is counted and marked;
@@ -28,6 +29,7 @@ from openai_server_rules import LLAMA_CPP_PYTHON
 from ctxlab import ContextManager, Recall, StateMemory, TrimmingSession
 from ctxlab.context import RETRIEVED_HEADER
 from ctxlab.context import sources as context_sources
+from ctxlab.core.memory_frame import MEMORY_HEADINGS, is_memory_block
 from ctxlab.core.model_errors import CONTEXT_ADVICE, ContextOverflowError, ModelCallError
 from ctxlab.core.openai_calls import JSON_OBJECT_LIMIT, StructuredOutputError
 from ctxlab.core.tokens import count_request_tokens
@@ -120,7 +122,7 @@ def test_the_rules_refuse_what_the_server_refuses():
 
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["run", "streamed"])
-def test_state_and_recall_go_out_as_a_system_message_with_string_content(streamed):
+def test_state_and_recall_go_out_as_a_user_memory_block_with_string_content(streamed):
     fake = llama()
     agent = make_support_agent(backend_on(fake))
     session = TrimmingSession("llama-cm", max_turns=2)
@@ -135,8 +137,8 @@ def test_state_and_recall_go_out_as_a_system_message_with_string_content(streame
     recalled = [m for m in sent if RETRIEVED_HEADER in str(m.get("content"))]
     assert state and recalled
     for message in state + recalled:  # the exact form: two keys, a string
-        assert list(message) == ["role", "content"] and message["role"] == "system"
-        assert isinstance(message["content"], str)
+        assert list(message) == ["role", "content"] and message["role"] == "user"
+        assert isinstance(message["content"], str) and is_memory_block(message)
     assert {m["role"] for m in sent} <= {"system", "user", "assistant", "tool"}
 
 
@@ -144,7 +146,8 @@ def test_the_old_developer_form_is_what_the_server_refused(monkeypatch):
     """The broken variant: injected context as a typed developer message (what ctxlab sent
     before) is turned by the SDK's converter into a developer message with list content,
     which the server answers with HTTP 500; the agent's error says so."""
-    monkeypatch.setattr(context_sources, "context_message", context_sources.developer_message)
+    monkeypatch.setattr(context_sources, "context_message",
+                        lambda text, **_: context_sources.developer_message(text))
     fake = llama()
     agent = make_support_agent(backend_on(fake))
     session = TrimmingSession("llama-old", max_turns=2)
@@ -176,15 +179,16 @@ def test_lesson_05b_cell_16_state_and_recall_on_the_server():
     assert fake.rejections == []
     bodies = agent_bodies(fake, "chat")
     state = [m for m in bodies[0]["messages"] if STATE_HEADER_ZH in str(m.get("content"))]
-    assert state == [{"role": "system", "content": state[0]["content"]}]
+    assert state == [{"role": "user", "content": state[0]["content"]}]
+    assert state[0]["content"].startswith(MEMORY_HEADINGS["zh"])
     assert "BCD-123" in state[0]["content"]
     recalled = [m for b in bodies for m in b["messages"]
                 if RETRIEVED_HEADER in str(m.get("content"))]
-    assert recalled and all(set(m) == {"role", "content"} and m["role"] == "system"
+    assert recalled and all(set(m) == {"role", "content"} and m["role"] == "user"
                             for m in recalled)
 
 
-def test_the_system_form_also_fits_the_responses_model():
+def test_the_memory_block_also_fits_the_responses_model():
     fake = FakeOpenAI()
     agent = make_support_agent(OpenAIResponsesModel(model=MODEL,
                                                     openai_client=fake.async_client()))
@@ -197,7 +201,7 @@ def test_the_system_form_also_fits_the_responses_model():
     sent = [i for b in fake.bodies("responses") for i in b["input"]]
     injected = [i for i in sent if RETRIEVED_HEADER in str(i.get("content"))
                 or "Conversation state" in str(i.get("content"))]
-    assert injected and all(i == {"role": "system", "content": i["content"]} for i in injected)
+    assert injected and all(i == {"role": "user", "content": i["content"]} for i in injected)
 
 
 # ---------------------------------------------------------------------------- 2. structured output

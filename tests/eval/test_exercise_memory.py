@@ -67,8 +67,16 @@ class ForgetfulTrim(TrimmingSession):
         return [{"role": "user", "content": f"My details: {FACTS}"}]
 
 
+def compacted_state(session):
+    return ContextManager(8000, state=StateMemory(session=session), session=session,
+                          compactor=ToolOutputCompactor())
+
+
 def test_the_answer_passes():
-    result = verdict(lambda: TrimmingSession("m1", max_turns=1), with_state)
+    # the hint's answer: the state carries the facts, so one turn of history is enough, and
+    # tool outputs are compacted (lesson 04); without compaction, trim 1 + state is within a
+    # point of the target since memory travels framed as quoted data (issue 32)
+    result = verdict(lambda: TrimmingSession("m1", max_turns=1), compacted_state)
     assert result.passed is True and "all 5 probes answered" in result.message
 
 

@@ -77,7 +77,7 @@ def test_a_leaner_memory_than_the_lessons_passes():
     assert one_turn.passed is True and "已计入每一次模型调用" in one_turn.message
     assert str(one_turn).startswith("✓ 通过：")
     two_turns = verdict(lambda: TrimmingSession("ex-2", max_turns=2),
-                        lambda s: with_state(s, max_milestones=0))
+                        lambda s: with_state(s, max_milestones=0, max_superseded=0))
     assert two_turns.passed is True
 
 

@@ -52,10 +52,15 @@ def test_memory_check():
     def short():
         return TrimmingSession("m1", max_turns=1)
 
-    assert arun(check_memory_setup(short, with_state)).passed is True
+    def compacted(session):
+        return ContextManager(8000, state=StateMemory(session=session), session=session,
+                              compactor=ToolOutputCompactor())
+
+    assert arun(check_memory_setup(short, compacted)).passed is True
     assert arun(check_memory_setup(
-        lambda: TrimmingSession("m2", max_turns=2),
-        lambda s: ContextManager(8000, state=StateMemory(session=s), session=s,
+        lambda: TrimmingSession("m2", max_turns=2),  # two turns: a leaner state pays for them
+        lambda s: ContextManager(8000, state=StateMemory(
+            session=s, render_options={"max_milestones": 2}), session=s,
                                  compactor=ToolOutputCompactor()))).passed is True
     # what lesson 05 shows: trim 3 + state and summarize 2/3 cost too much, recall forgets
     shown = arun(check_memory_setup(trimmed, with_state))

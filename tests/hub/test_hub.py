@@ -13,13 +13,16 @@ import uuid
 from pathlib import Path
 
 import pytest
-from agents import Agent, Runner, set_tracing_disabled
+from agents import Agent, RunConfig, Runner, set_tracing_disabled
 
+from ctxlab import compose_filters
+from ctxlab.core.memory_frame import MEMORY_NOTICE, is_memory_block
 from ctxlab.course.offline import OfflineSupportModel
 from ctxlab.hub import (
     HubConflictError,
     MemoryHub,
     UnknownUserError,
+    hub_input_filter,
     hub_instructions,
     record_run,
 )
@@ -104,7 +107,7 @@ def test_bad_input_gets_clear_errors(hub):
     arun(go())
 
 
-def test_two_sdk_agents_share_one_state_through_instructions_and_runs(tmp_path):
+def test_two_sdk_agents_share_one_state_as_data_never_in_instructions(tmp_path):
     async def go():
         hub = MemoryHub(str(tmp_path / "hub.db"))
         model = OfflineSupportModel()
@@ -112,16 +115,29 @@ def test_two_sdk_agents_share_one_state_through_instructions_and_runs(tmp_path):
                         instructions=hub_instructions(hub, "You are support."))
         sales = Agent(name="sales", model=model,
                       instructions=hub_instructions(hub, "You are sales."))
+        sent: list[tuple[str | None, list]] = []
+
+        async def keep(data):
+            sent.append((data.model_data.instructions, list(data.model_data.input)))
+            return data.model_data
+
+        shared = RunConfig(call_model_input_filter=compose_filters(hub_input_filter(hub), keep))
         me = UserContext("user-7")
         run = await Runner.run(support, "My laptop overheats, the serial is C02XK7ML9Q4.",
-                               context=me)
+                               context=me, run_config=shared)
         await record_run(hub, run, agent="support")
-        run = await Runner.run(sales, "Which serial number did I give you?", context=me)
+        sent.clear()
+        run = await Runner.run(sales, "Which serial number did I give you?", context=me,
+                               run_config=shared)
         assert "C02XK7ML9Q4" in run.final_output  # sales knows it from the shared state
+        instructions, items = sent[0]
+        assert "C02XK7ML9Q4" not in instructions and MEMORY_NOTICE["en"] in instructions
+        assert is_memory_block(items[0]) and "C02XK7ML9Q4" in items[0]["content"]
+        assert "recorded by support" in items[0]["content"].split("\n")[0]
         with pytest.raises(MissingUserError, match="UserContext"):
-            await Runner.run(sales, "hello", context=None)
+            await Runner.run(sales, "hello", context=None, run_config=shared)
         other = await Runner.run(sales, "Which serial number did I give you?",
-                                 context=UserContext("user-8"))
+                                 context=UserContext("user-8"), run_config=shared)
         assert "C02XK7ML9Q4" not in other.final_output
         await hub.aclose()
 

@@ -8,6 +8,7 @@ import asyncio
 import pytest
 from agents import RunConfig, Runner, SQLiteSession, set_tracing_disabled
 
+from ctxlab.core.memory_frame import MEMORY_HEADINGS, is_memory_block
 from ctxlab.course.team import OfflineTeamModel, make_support_team
 from ctxlab.longterm import LongTermMemory, UserMemory, consolidate, informative
 from ctxlab.memory import RuleBasedStateExtractor
@@ -133,7 +134,9 @@ def test_recall_puts_the_structured_memory_first_and_finds_the_long_tail(memory)
         plain = await memory.recall("u1", "")
         assert plain.notes == () and "C02XK7ML9Q4" in plain.text()
         message = found.message()
-        assert message["role"] == "system"
+        assert message["role"] == "user" and is_memory_block(message)  # data, not orders
+        assert message["content"].startswith(
+            f"{MEMORY_HEADINGS['en']} the customer's earlier sessions, as of 2025-03-02\n")
         await memory.aclose()
 
     arun(go())

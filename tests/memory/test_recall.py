@@ -20,6 +20,7 @@ from ctxlab import (
     validate_items,
 )
 from ctxlab.context import RETRIEVED_HEADER, ContextManager
+from ctxlab.core.memory_frame import MEMORY_HEADINGS, is_memory_block
 from ctxlab.memory import (
     Doc,
     FTS5Index,
@@ -125,7 +126,9 @@ def test_hits_become_whole_turns_above_the_threshold():
     assert "tool lookup_device" in lookup.text and "->" in lookup.text
     assert recall.recall("weather forecast for Paris tomorrow") == []
     message = recall.message(f"the serial {SERIAL}")
-    assert message == {"role": "system", "content": message["content"]}  # every server takes it
+    # quoted data with a customer's authority, in the form every server takes
+    assert message == {"role": "user", "content": message["content"]}
+    assert is_memory_block(message) and message["content"].startswith(MEMORY_HEADINGS["en"])
     assert RETRIEVED_HEADER in item_text(message)
     assert validate_items([message]) == []
 

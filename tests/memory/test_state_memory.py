@@ -20,6 +20,7 @@ from ctxlab import (
     validate_items,
 )
 from ctxlab.context import ContextManager
+from ctxlab.core.memory_frame import MEMORY_HEADINGS, is_memory_block
 from ctxlab.memory import (
     LLMStateExtractor,
     RuleBasedStateExtractor,
@@ -106,8 +107,9 @@ def test_seed_support_conversation_state_matches_its_facts_and_is_small():
     assert state.issue.device_model and state.issue.status and state.issue.category
     assert any("check_warranty" in m.text for m in state.milestones)
     message = memory.message()
-    assert set(message) == {"role", "content"} and message["role"] == "system"  # every server
-    content = message["content"]
+    assert set(message) == {"role", "content"} and message["role"] == "user"  # data, not orders
+    heading, content = message["content"].split("\n", 1)
+    assert heading.startswith(MEMORY_HEADINGS["en"]) and is_memory_block(message)
     assert content.split() == memory.render().split()  # the same text as people read ...
     assert len(content.splitlines()) < len(memory.render().splitlines())  # ... unwrapped
     assert validate_items([message]) == []

@@ -23,6 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from ...core.items import content_text, item_kind, item_text
+from ...core.memory_frame import is_memory_block
 from ...facts.cues import LABELS, LABELS_ZH
 from ...facts.statements import (
     Statement,
@@ -43,13 +44,14 @@ _PREFIX = re.compile(r"^(?:\w+\s+)?\((?:turn|t)\s*\d+\):\s*"
 
 def memory_indices(items: Sequence[Mapping[str, Any]]) -> set[int]:
     """Indices of memory notes: the summary (the assistant message after the summary
-    request) and developer or system messages (state, recalled turns, preamble notes)."""
+    request), memory blocks (state, recalled turns, long-term memory: quoted as user
+    messages under the memory heading) and developer or system messages (preamble notes)."""
     found: set[int] = set()
     for index, item in enumerate(items):
         kind = item_kind(item)
         summary = (kind == "assistant" and index > 0 and item_kind(items[index - 1]) == "user"
                    and content_text(items[index - 1].get("content")) == SUMMARY_SHADOW_PROMPT)
-        if summary or kind in ("developer", "system"):
+        if summary or kind in ("developer", "system") or is_memory_block(item):
             found.add(index)
     return found
 

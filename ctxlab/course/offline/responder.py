@@ -34,7 +34,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.items import is_user_message, item_text, item_type
+from ...core.items import item_text, item_type
+from ...core.turns import starts_turn
 from ...facts.language import Language, conversation_language, language_of, letter_counts
 from ...facts.tracker import device_noun
 from ...facts.typed import ALL_FACT_KINDS, FACT_KINDS, Found, facts_in_text, find_facts, latest_fact
@@ -129,7 +130,7 @@ def plan_reply(
     of item ``index`` is found when the model must find a fact to answer a question about
     it (None: every mention is; :class:`~ctxlab.course.offline.reader.RealisticReader`
     misses some)."""
-    last_user = next((i for i in range(len(items) - 1, -1, -1) if is_user_message(items[i])), None)
+    last_user = next((i for i in range(len(items) - 1, -1, -1) if starts_turn(items[i])), None)
     if last_user is None:
         return Plan(text=replies.NO_USER_MESSAGE)
     user_text = normalize(item_text(items[last_user]))
@@ -206,7 +207,7 @@ def _reply_en(
     """An English reply without tools: symptom steps (naming the other open issues), a
     closure, thanks, a greeting, or a clarifying question."""
     earlier = _open_issues(
-        [normalize(item_text(it)) for it in items[:last_user] if is_user_message(it)]
+        [normalize(item_text(it)) for it in items[:last_user] if starts_turn(it)]
     )
     if symptoms:
         first = symptoms[0]
@@ -336,7 +337,7 @@ def _device_named(question: str, items: Sequence[Mapping[str, Any]],
                 return noun
     notes = memory_indices(items)
     for index in range(len(items) - 1, -1, -1):
-        if is_user_message(items[index]) or index in notes:
+        if starts_turn(items[index]) or index in notes:
             noun = device_noun(item_text(items[index]))
             if noun:
                 return noun

@@ -30,8 +30,9 @@ from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any
 
-from ...core.items import is_user_message, item_text, item_type
+from ...core.items import item_text, item_type
 from ...core.tokens import count_request_tokens, get_token_counter
+from ...core.turns import starts_turn
 from ...facts.typed import ALL_FACT_KINDS, FACT_KINDS, find_facts, latest_fact
 from ..offline.intents import normalize, read_intent
 from ..offline.memory import classify
@@ -108,7 +109,7 @@ class OfflineTeamModel(OfflineSupportModel):
 
     def _team_plan(self, instructions: str | None, items: list[Mapping[str, Any]],
                    tools: Sequence[Any], allow_tools: bool) -> Plan | None:
-        last = next((i for i in range(len(items) - 1, -1, -1) if is_user_message(items[i])),
+        last = next((i for i in range(len(items) - 1, -1, -1) if starts_turn(items[i])),
                     None)
         if last is None:
             return None
@@ -176,7 +177,7 @@ def _return_calls(instructions: str | None, items: Sequence[Mapping[str, Any]],
     if order is None:
         return Plan(text="您的订单号是多少？（格式像 ORD-12345）" if language == "zh" else
                     "Which order is it? Please give me the order number (like ORD-12345).")
-    texts = [item_text(i) for i in items if is_user_message(i)]
+    texts = [item_text(i) for i in items if starts_turn(i)]
     devices = [d for t in reversed(texts) for d in devices_in(t)]
     category = devices[0] if devices else "other"
     return Plan(calls=(PlannedCall("lookup_order", json.dumps({"order_id": order})),

@@ -7,7 +7,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...core.items import is_user_message, item_text
+from ...core.items import item_text
+from ...core.turns import starts_turn
 from ...handoffs.issues import devices_in
 from ...preload import Planned, PreloadRule, fact_argument, latest_value
 from .rules import wants_return
@@ -20,7 +21,7 @@ def _return_plan(items: Sequence[Mapping[str, Any]], text: str) -> list[Planned]
     order = latest_value(items, "order")
     if order is None:
         return []
-    said = [item_text(i) for i in items if is_user_message(i)]
+    said = [item_text(i) for i in items if starts_turn(i)]
     devices = [d for t in reversed(said) for d in devices_in(t)]
     return [Planned("lookup_order", {"order_id": order}),
             Planned("get_return_policy", {"category": devices[0] if devices else "other"})]

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...core.items import is_user_message, item_kind, item_text
+from ...core.memory_frame import is_memory_block
 from ...memory.fts import query_terms
 
 _TRANSFER = re.compile(
@@ -80,14 +81,14 @@ def refers_back(text: str) -> bool:
 
 
 def _candidates(items: Sequence[Mapping[str, Any]]) -> list[str]:
-    """What the customer said before: their messages, and notes of memory messages
-    (lines starting with "- ")."""
+    """What the customer said before: their messages, and notes of memory messages and
+    memory blocks (lines starting with "- ")."""
     found: list[str] = []
     for item in items:
         kind = item_kind(item)
-        if is_user_message(item):
+        if is_user_message(item) and not is_memory_block(item):
             found.append(" ".join(item_text(item).split()))
-        elif kind in ("developer", "system"):
+        elif kind in ("developer", "system") or is_memory_block(item):
             found += [line[2:].strip() for line in item_text(item).splitlines()
                       if line.startswith("- ")]
     return found

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...core.items import is_user_message, item_kind, item_text
+from ...core.memory_frame import is_memory_block
 from ...core.tokens import count_item_tokens, count_tokens
 from ...handoffs.issues import CUSTOMER, split_issues
 from ...longterm.render import HEADERS, NOTES_HEADERS
@@ -75,14 +76,18 @@ def handoff_view_parts(view: Sequence[Mapping[str, Any]], conversation: Sequence
 
 def memory_input_parts(items: Sequence[Mapping[str, Any]]) -> list[tuple[str, int]]:
     """Tokens of a new session's model input: long-term memory's structured part and notes
-    (from its context message), and everything else as "this turn"."""
+    (from its memory block, the frame's heading counted with the structured part), and
+    everything else as "this turn"."""
     parts: list[tuple[str, int]] = []
     for item in items:
         text = item_text(item)
-        if (item_kind(item) in ("developer", "system")
-                and text.startswith((*HEADERS, *NOTES_HEADERS))):
+        framed = is_memory_block(item)  # the frame's heading line counts as structured
+        body = text.split("\n", 1)[-1] if framed else text
+        if ((framed or item_kind(item) in ("developer", "system"))
+                and body.startswith((*HEADERS, *NOTES_HEADERS))):
             lines = text.splitlines()
             at = next((n for n, line in enumerate(lines) if line in NOTES_HEADERS), len(lines))
+            at = 0 if framed and at == 1 else at  # notes only: the heading goes with them
             structured, notes = "\n".join(lines[:at]), "\n".join(lines[at:])
             if structured:
                 parts.append(("long-term: structured", count_tokens(structured)))
