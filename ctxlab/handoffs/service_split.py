@@ -1,0 +1,135 @@
+"""Which service (topic) each turn of a task conversation belongs to, by a schema.
+
+:func:`split_services` is :func:`~ctxlab.handoffs.issues.split_issues` with a schema
+(:class:`~ctxlab.handoffs.services.ServiceSchema`): the issues are the services a customer
+asks for (a table, then a taxi to it; 酒店, then 出租), not devices. Per user turn, by its
+text only:
+
+1. a turn whose cue words point to a service (:meth:`ServiceSchema.scores`, at least
+   ``threshold``) opens an issue about it, or resumes the open issue of that service; a
+   turn that also names the current service ("这家酒店周边有什么景点？") stays with it
+   unless the other service is a way to get somewhere (a taxi, a bus, the metro);
+2. a short yes to the agent's offer ("Yes, please." after "Shall I book a taxi?") takes
+   the service the offer named;
+3. a turn that names a value first said in another issue's turns (a restaurant's name, a
+   hotel's address) resumes that issue when no cue decides;
+4. any other turn stays with the current issue: "What's their phone number?" names a
+   slot, not a service;
+5. a thank-you or goodbye that asks nothing ("That's all, thanks", "就这些，谢谢") closes
+   every issue: the same service
+   asked for afterwards is a new issue (another day, another booking).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.items import is_user_message, item_text
+from ..core.turns import segment_turns
+from .issues import CUSTOMER, Issue, IssueSplit
+from .services import ServiceSchema, service_schema
+
+Item = Mapping[str, Any]
+
+#: Goodbyes: the conversation (a day's session) ends here.
+CLOSING = re.compile(
+    r"\b(?:that'?s\s+(?:all|it|everything)|that\s+is\s+(?:all|it|what\s+i)|that\s+will\s+be|"
+    r"that\s+would\s+be\s+all|that'?ll\s+be\s+all|nothing(?:\s+else)?|nope|"
+    r"not\s+(?:at\s+this\s+time|for\s+now|right\s+now|for\s+anything)|no\s+more|"
+    r"(?:don'?t|do\s+not)\s+(?:need|have)\s+any|i'?m\s+(?:done|good)|all\s+set|"
+    r"go(?:ing)?\s+now|thanks?\b|thank\s+you|appreciate|(?:good)?bye|so\s+long|take\s+care)"
+    r"|就这些|没有了|没别的|没其他|再见|拜拜|谢谢|感谢|多谢|没问题了|没有问题|没什么了",
+    re.IGNORECASE)
+#: A short yes to what the agent just offered.
+AFFIRM = re.compile(r"^\W*(?:yes|yeah|yep|sure|ok(?:ay)?|please\s+do|sounds\s+good|"
+                    r"that\s+(?:would|sounds)|好的|好啊|好|可以|行|嗯|要|需要)", re.IGNORECASE)
+#: Services that take the customer somewhere: a turn about one may name the venues.
+TRANSPORT = frozenset({"出租", "地铁", "RideSharing", "Buses", "Flights", "Trains",
+                       "RentalCars", "taxi"})
+#: Values that tie a later turn back to an issue: capitalised names, CJK names, numbers.
+_NAME = re.compile(r"(?:[A-Z][\w'&.-]+(?:\s+(?:[A-Z][\w'&.-]*|of|the|de|and|&))*"
+                   r"\s+[A-Z][\w'&.-]+)|[\u4e00-\u9fff][\u4e00-\u9fff（）()A-Za-z0-9]{3,11}")
+#: Capitalised words that start sentences rather than names ("Can I", "Yes Please").
+_STARTERS = frozenset("""I Can Could Would Will What Where When Which Who How Yes No Please
+Thanks Thank The That This Is Are Do Does Did Okay Ok Sure Great Hi Hello Also And But So
+Find Book Search Let Get Make Reserve Tell Give Show""".split())
+
+
+def names_in(text: str) -> list[str]:
+    """Names and values a turn may share with an earlier issue's turns."""
+    return [v.strip() for v in _NAME.findall(text) if v.split()[0] not in _STARTERS]
+
+
+@dataclass
+class _State:
+    issues: list[tuple[str, list[int]]] = field(default_factory=list)  # (service, turns)
+    open: dict[str, int] = field(default_factory=dict)  # service -> open issue
+    owners: dict[str, int] = field(default_factory=dict)  # value -> issue first said in
+    current: int = CUSTOMER
+    closed: bool = False
+
+
+def split_services(items: Sequence[Item], schema: Any, *,
+                   threshold: float = 0.5) -> IssueSplit:
+    """Assign each user turn of ``items`` to a service issue (see the module docstring)."""
+    schema = service_schema(schema)
+    seg = segment_turns(items)
+    state = _State()
+    assignment = []
+    previous_reply = ""
+    for turn in seg.turns:
+        first = items[turn.start]
+        text = item_text(first) if is_user_message(first) else ""
+        _assign(state, schema, text, previous_reply, threshold)
+        assignment.append(state.current)
+        if state.current != CUSTOMER:
+            state.issues[state.current - 1][1].append(turn.number)
+            for index in turn.indices:
+                for value in names_in(item_text(items[index])):
+                    state.owners.setdefault(value, state.current)
+        replies = [item_text(items[i]) for i in turn.indices[1:]
+                   if items[i].get("role") == "assistant"]
+        previous_reply = replies[-1] if replies else ""
+        if CLOSING.search(text) and not re.search(r"[?？]", text):
+            state.open.clear()
+            state.closed = True
+    issues = tuple(Issue(n + 1, service, tuple(turns))
+                   for n, (service, turns) in enumerate(state.issues))
+    return IssueSplit(tuple(items), tuple(assignment), issues)
+
+
+def _service(state: _State) -> str | None:
+    return state.issues[state.current - 1][0] if state.current != CUSTOMER else None
+
+
+def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
+            threshold: float) -> None:
+    scores = schema.scores(text)
+    if not scores and AFFIRM.match(text) and len(text) < 60:
+        scores = schema.scores(offer)
+    chosen = _choose(scores, _service(state) if not state.closed else None, threshold)
+    if chosen is None:
+        owner = next((state.owners[v] for v in names_in(text) if v in state.owners), None)
+        if owner is not None and not state.closed and state.issues[owner - 1][0] in state.open:
+            state.current = owner
+        return
+    if chosen in state.open:
+        state.current = state.open[chosen]
+    else:
+        state.issues.append((chosen, []))
+        state.current = state.open[chosen] = len(state.issues)
+    state.closed = False
+
+
+def _choose(scores: Mapping[str, float], current: str | None, threshold: float) -> str | None:
+    """The service a turn is about (None: no cue decides)."""
+    strong = {s: v for s, v in scores.items() if v >= threshold}
+    if not strong:
+        return None
+    if current in strong:
+        moving = [s for s in strong if s in TRANSPORT and s != current]
+        return max(moving, key=lambda s: strong[s]) if moving else current
+    return max(strong, key=lambda s: strong[s])
