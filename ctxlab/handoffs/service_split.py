@@ -15,8 +15,9 @@ text only:
    hotel's address) resumes that issue when no cue decides;
 4. any other turn stays with the current issue: "What's their phone number?" names a
    slot, not a service;
-5. a thank-you or goodbye that asks nothing ("That's all, thanks", "就这些，谢谢") closes
-   every issue: the same service
+5. a thank-you or goodbye that asks nothing and names no service ("That's all, thanks", "就这些，谢谢") closes
+   every issue; the turns after it that name no service wait for the next issue (a new
+   day's "I'm looking for a place in Concord" before "an apartment" is said): the same service
    asked for afterwards is a new issue (another day, another booking).
 """
 
@@ -70,6 +71,7 @@ class _State:
     owners: dict[str, int] = field(default_factory=dict)  # value -> issue first said in
     current: int = CUSTOMER
     closed: bool = False
+    pending: list[int] = field(default_factory=list)  # turns waiting for their issue
 
 
 def split_services(items: Sequence[Item], schema: Any, *,
@@ -83,8 +85,16 @@ def split_services(items: Sequence[Item], schema: Any, *,
     for turn in seg.turns:
         first = items[turn.start]
         text = item_text(first) if is_user_message(first) else ""
+        waiting = state.current == CUSTOMER or state.closed
+        before = len(state.issues), state.current
         _assign(state, schema, text, previous_reply, threshold)
+        if (len(state.issues), state.current) != before and state.pending:
+            for number in state.pending:  # "I need a place in Concord." before the cue
+                _move(state, assignment, number, state.current)
+            state.pending.clear()
         assignment.append(state.current)
+        if waiting and (len(state.issues), state.current) == before:
+            state.pending.append(turn.number)
         if state.current != CUSTOMER:
             state.issues[state.current - 1][1].append(turn.number)
             for index in turn.indices:
@@ -93,12 +103,27 @@ def split_services(items: Sequence[Item], schema: Any, *,
         replies = [item_text(items[i]) for i in turn.indices[1:]
                    if items[i].get("role") == "assistant"]
         previous_reply = replies[-1] if replies else ""
-        if CLOSING.search(text) and not re.search(r"[?？]", text):
+        if _closing(text, schema):
             state.open.clear()
             state.closed = True
-    issues = tuple(Issue(n + 1, service, tuple(turns))
+    issues = tuple(Issue(n + 1, service, tuple(sorted(turns)))
                    for n, (service, turns) in enumerate(state.issues))
     return IssueSplit(tuple(items), tuple(assignment), issues)
+
+
+def _closing(text: str, schema: ServiceSchema) -> bool:
+    """A thank-you or goodbye that asks nothing and names no service."""
+    return bool(CLOSING.search(text)) and not re.search(r"[?？]", text) and not schema.scores(
+        text)
+
+
+def _move(state: _State, assignment: list[int], number: int, to: int) -> None:
+    """Turn ``number`` (1-based) joins issue ``to``."""
+    was = assignment[number - 1]
+    if was != CUSTOMER:
+        state.issues[was - 1][1].remove(number)
+    assignment[number - 1] = to
+    state.issues[to - 1][1].append(number)
 
 
 def _service(state: _State) -> str | None:
