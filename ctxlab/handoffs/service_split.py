@@ -13,6 +13,8 @@ text only:
    the service the offer named;
 3. a turn that names a value first said in another issue's turns (a restaurant's name, a
    hotel's address) resumes that issue when no cue decides;
+   asking for one more of a service whose issue is under way ("再推荐一个景点") opens a
+   second issue of it;
 4. any other turn stays with the current issue: "What's their phone number?" names a
    slot, not a service;
 5. a thank-you or goodbye that asks nothing and names no service ("That's all, thanks", "就这些，谢谢") closes
@@ -47,6 +49,8 @@ CLOSING = re.compile(
 #: A short yes to what the agent just offered.
 AFFIRM = re.compile(r"^\W*(?:yes|yeah|yep|sure|ok(?:ay)?|please\s+do|sounds\s+good|"
                     r"that\s+(?:would|sounds)|好的|好啊|好|可以|行|嗯|要|需要)", re.IGNORECASE)
+#: Asking for one more of a service ("再给我推荐一个景点"): a new sub-goal, not an alternative.
+ANOTHER = re.compile(r"(?:推荐|找)(?:一个|一家|一下|个|家)|想去(?:一个|一家)")
 #: Services that take the customer somewhere: a turn about one may name the venues.
 TRANSPORT = frozenset({"出租", "地铁", "RideSharing", "Buses", "Flights", "Trains",
                        "RentalCars", "taxi"})
@@ -132,16 +136,18 @@ def _service(state: _State) -> str | None:
 
 def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
             threshold: float) -> None:
-    scores = schema.scores(text)
-    if not scores and AFFIRM.match(text) and len(text) < 60:
-        scores = schema.scores(offer)
-    chosen = _choose(scores, _service(state) if not state.closed else None, threshold)
+    cues = schema.cues_in(text)
+    if not cues and AFFIRM.match(text) and len(text) < 60:
+        cues = schema.cues_in(offer)
+    chosen = _choose(cues, _service(state) if not state.closed else None, threshold)
     if chosen is None:
         owner = next((state.owners[v] for v in names_in(text) if v in state.owners), None)
         if owner is not None and not state.closed and state.issues[owner - 1][0] in state.open:
             state.current = owner
         return
-    if chosen in state.open:
+    again = (chosen in state.open and ANOTHER.search(text) is not None
+             and len(state.issues[state.open[chosen] - 1][1]) >= 2)
+    if chosen in state.open and not again:
         state.current = state.open[chosen]
     else:
         state.issues.append((chosen, []))
@@ -149,12 +155,11 @@ def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
     state.closed = False
 
 
-def _choose(scores: Mapping[str, float], current: str | None, threshold: float) -> str | None:
-    """The service a turn is about (None: no cue decides)."""
-    strong = {s: v for s, v in scores.items() if v >= threshold}
+def _choose(cues: Mapping[str, tuple[float, int]], current: str | None,
+            threshold: float) -> str | None:
+    """The service a turn is about (None: no cue decides): the most cue weight, a tie to
+    the service named last ("吃完饭我想找一个景点": the attraction)."""
+    strong = {s: v for s, v in cues.items() if v[0] >= threshold}
     if not strong:
         return None
-    if current in strong:
-        moving = [s for s in strong if s in TRANSPORT and s != current]
-        return max(moving, key=lambda s: strong[s]) if moving else current
-    return max(strong, key=lambda s: strong[s])
+    return max(strong, key=lambda s: (strong[s][0], strong[s][1]))

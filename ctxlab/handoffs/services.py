@@ -110,16 +110,27 @@ class ServiceSchema:
 
     def scores(self, text: str) -> dict[str, float]:
         """Per service, the weight of its cues in ``text`` (services with none left out)."""
-        text = self.masked(text)
+        return {name: score for name, (score, _at) in self.cues_in(text).items()}
+
+    def cues_in(self, text: str) -> dict[str, tuple[float, int]]:
+        """Per service: the weight of its cues in ``text`` and where its last cue ends."""
+        text = self.masked(text).lower()
         weights = self.weights
-        found: list[str] = [w for w in _words(text) if w in weights]
-        lowered = text.lower()
-        found += [c for c in _cjk_cues(self) if c in lowered]
-        scores: dict[str, float] = {}
-        for cue in dict.fromkeys(found):
+        found: dict[str, int] = {}
+        for match in re.finditer(r"[a-z]+", text):
+            word = stem(match.group(0))
+            if word in weights:
+                found[word] = match.end()
+        for cue in _cjk_cues(self):
+            at = text.rfind(cue)
+            if at >= 0:
+                found[cue] = at + len(cue)
+        out: dict[str, tuple[float, int]] = {}
+        for cue, end in found.items():
             for name, weight in weights[cue].items():
-                scores[name] = scores.get(name, 0.0) + weight
-        return scores
+                score, last = out.get(name, (0.0, -1))
+                out[name] = (score + weight, max(last, end))
+        return out
 
     def slots_in(self, text: str, service: str) -> list[str]:
         """The slot phrases of ``service`` that ``text`` names."""
@@ -155,7 +166,12 @@ def _masker(schema: ServiceSchema) -> re.Pattern[str]:
                                           for c in others):
                 masked.append(slot)
     masked.sort(key=len, reverse=True)
-    return re.compile("|".join(re.escape(m) for m in masked), re.IGNORECASE)
+    # "周边餐馆" also with words between: "周边有哪些餐馆" asks about the venue's surroundings
+    gapped = {(m[: m.index(c)], c) for m in masked for c in _cjk_cues(schema)
+              if m.endswith(c) and m != c}
+    parts = [re.escape(p) + r"[^，。？！,.?!]{0,8}?" + re.escape(c) for p, c in gapped if p]
+    parts += [re.escape(m) for m in masked]
+    return re.compile("|".join(parts), re.IGNORECASE)
 
 
 def _sgd_service(raw: Mapping[str, Any]) -> tuple[str, list[str], list[str]]:
