@@ -51,6 +51,10 @@ AFFIRM = re.compile(r"^\W*(?:yes|yeah|yep|sure|ok(?:ay)?|please\s+do|sounds\s+go
                     r"that\s+(?:would|sounds)|好的|好啊|好|可以|行|嗯|要|需要)", re.IGNORECASE)
 #: Asking for one more of a service ("再给我推荐一个景点"): a new sub-goal, not an alternative.
 ANOTHER = re.compile(r"(?:推荐|找)(?:一个|一家|一下|个|家)|想去(?:一个|一家)")
+#: Words that refer back to the turn before ("a hotel there", "在那附近"): the issue they
+#: open starts with that turn too.
+BACKREF = re.compile(r"\b(?:there|that\s+(?:area|city|place|day|date)|same|around\s+there)\b"
+                     r"|那里|那儿|那边|附近|周边|这附近|同一", re.IGNORECASE)
 #: Services that take the customer somewhere: a turn about one may name the venues.
 TRANSPORT = frozenset({"出租", "地铁", "RideSharing", "Buses", "Flights", "Trains",
                        "RentalCars", "taxi"})
@@ -99,8 +103,11 @@ def split_services(items: Sequence[Item], schema: Any, *,
         assignment.append(state.current)
         if waiting and (len(state.issues), state.current) == before:
             state.pending.append(turn.number)
+        opened = len(state.issues) > before[0]
         if state.current != CUSTOMER:
             state.issues[state.current - 1][1].append(turn.number)
+            if opened and turn.number > 1 and BACKREF.search(text):
+                state.issues[state.current - 1][1].append(turn.number - 1)
             for index in turn.indices:
                 for value in names_in(item_text(items[index])):
                     state.owners.setdefault(value, state.current)
@@ -136,10 +143,17 @@ def _service(state: _State) -> str | None:
 
 def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
             threshold: float) -> None:
-    cues = schema.cues_in(text)
+    cues = dict(schema.cues_in(text))
     if not cues and AFFIRM.match(text) and len(text) < 60:
-        cues = schema.cues_in(offer)
-    chosen = _choose(cues, _service(state) if not state.closed else None, threshold)
+        cues = dict(schema.cues_in(offer))
+    current = _service(state) if not state.closed else None
+    slots = schema.slot_scores(text)
+    if current is not None and cues and slots.get(current):  # "three bed rooms" (Homes)
+        score, at = cues.get(current, (0.0, -1))
+        cues[current] = (score + slots[current], at)
+    if not cues and current is None:  # "four seats next friday toronto" before any service
+        cues = {s: (v, 0) for s, v in slots.items() if v >= 1.0}
+    chosen = _choose(cues, current, threshold)
     if chosen is None:
         owner = next((state.owners[v] for v in names_in(text) if v in state.owners), None)
         if owner is not None and not state.closed and state.issues[owner - 1][0] in state.open:
@@ -158,8 +172,9 @@ def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
 def _choose(cues: Mapping[str, tuple[float, int]], current: str | None,
             threshold: float) -> str | None:
     """The service a turn is about (None: no cue decides): the most cue weight, a tie to
-    the service named last ("吃完饭我想找一个景点": the attraction)."""
+    the current service, then to the one named last ("吃完饭我想找一个景点": the
+    attraction)."""
     strong = {s: v for s, v in cues.items() if v[0] >= threshold}
     if not strong:
         return None
-    return max(strong, key=lambda s: (strong[s][0], strong[s][1]))
+    return max(strong, key=lambda s: (strong[s][0], s == current, strong[s][1]))

@@ -132,6 +132,19 @@ class ServiceSchema:
                 out[name] = (score + weight, max(last, end))
         return out
 
+    def slot_scores(self, text: str) -> dict[str, float]:
+        """Per service, the weight of its slot words in ``text`` (1 / services sharing
+        the word): what a turn asks about, which never opens a service on its own."""
+        owners = _slot_owners(self)
+        lowered = text.lower()
+        found = {w for w in _words(text) if w in owners}
+        found |= {w for w in owners if not w.isascii() and w in lowered}
+        scores: dict[str, float] = {}
+        for word in found:
+            for name in owners[word]:
+                scores[name] = scores.get(name, 0.0) + 1.0 / len(owners[word])
+        return scores
+
     def slots_in(self, text: str, service: str) -> list[str]:
         """The slot phrases of ``service`` that ``text`` names."""
         lowered = text.lower()
@@ -148,6 +161,16 @@ def _weights(schema: ServiceSchema) -> dict[str, dict[str, float]]:
         for cue in service.cues:
             owners.setdefault(cue, set()).add(service.name)
     return {cue: {name: 1.0 / len(names) for name in names} for cue, names in owners.items()}
+
+
+@lru_cache(maxsize=16)
+def _slot_owners(schema: ServiceSchema) -> dict[str, set[str]]:
+    owners: dict[str, set[str]] = {}
+    for service in schema.services:
+        for slot in service.slots:
+            for word in (_words(slot) if slot.isascii() else [slot]):
+                owners.setdefault(word, set()).add(service.name)
+    return owners
 
 
 @lru_cache(maxsize=16)
