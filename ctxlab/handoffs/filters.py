@@ -206,6 +206,10 @@ class IssueHandover(HandoverSummary):
         language = _language(split.items)
         if not turns and not split.customer_items():
             return []
+        if issue.context:  # what "there" in the issue's first turn pointed to
+            zh = language == "zh"
+            body = "\n".join(p for p in (("此前提到的地点：" if zh else "Earlier the customer "
+                                          "named: ") + "、".join(issue.context), body) if p)
         note = await customer_note(split, issue.subject, body,
                                    general_only=self.schema is not None)
         return [*summary_pair(note, language), *split.turn_items(recent)]

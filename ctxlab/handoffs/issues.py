@@ -77,11 +77,13 @@ def devices_in(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Issue:
-    """Issue ``number`` (1, 2, ...): its ``subject`` and the user turns (1-based) in it."""
+    """Issue ``number`` (1, 2, ...): its ``subject`` and the user turns (1-based) in it;
+    ``context``: what a back-reference in its first turn ("a hotel there") pointed to."""
 
     number: int
     subject: str
     turns: tuple[int, ...]
+    context: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

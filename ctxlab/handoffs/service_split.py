@@ -67,6 +67,14 @@ Thanks Thank The That This Is Are Do Does Did Okay Ok Sure Great Hi Hello Also A
 Find Book Search Let Get Make Reserve Tell Give Show""".split())
 
 
+def places_in(text: str) -> list[str]:
+    """Names a back-reference may point to: capitalised words and names that do not
+    start a sentence, CJK names."""
+    words = re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*", text)
+    return [w for w in words if w.split()[0] not in _STARTERS] + [
+        n for n in names_in(text) if not n.isascii()]
+
+
 def names_in(text: str) -> list[str]:
     """Names and values a turn may share with an earlier issue's turns."""
     return [v.strip() for v in _NAME.findall(text) if v.split()[0] not in _STARTERS]
@@ -80,6 +88,8 @@ class _State:
     current: int = CUSTOMER
     closed: bool = False
     pending: list[int] = field(default_factory=list)  # turns waiting for their issue
+    context: dict[int, tuple[str, ...]] = field(default_factory=dict)  # issue -> back-refs
+    said: list[str] = field(default_factory=list)  # the customer's turns so far
 
 
 def split_services(items: Sequence[Item], schema: Any, *,
@@ -103,23 +113,33 @@ def split_services(items: Sequence[Item], schema: Any, *,
         assignment.append(state.current)
         if waiting and (len(state.issues), state.current) == before:
             state.pending.append(turn.number)
-        opened = len(state.issues) > before[0]
         if state.current != CUSTOMER:
-            state.issues[state.current - 1][1].append(turn.number)
-            if opened and turn.number > 1 and BACKREF.search(text):
-                state.issues[state.current - 1][1].append(turn.number - 1)
-            for index in turn.indices:
-                for value in names_in(item_text(items[index])):
-                    state.owners.setdefault(value, state.current)
+            _record(state, items, turn, text, opened=len(state.issues) > before[0])
+        state.said.append(text)
         replies = [item_text(items[i]) for i in turn.indices[1:]
                    if items[i].get("role") == "assistant"]
         previous_reply = replies[-1] if replies else ""
         if _closing(text, schema):
             state.open.clear()
             state.closed = True
-    issues = tuple(Issue(n + 1, service, tuple(sorted(turns)))
+    issues = tuple(Issue(n + 1, service, tuple(sorted(set(turns))),
+                         state.context.get(n + 1, ()))
                    for n, (service, turns) in enumerate(state.issues))
     return IssueSplit(tuple(items), tuple(assignment), issues)
+
+
+def _record(state: _State, items: Sequence[Item], turn: Any, text: str, *,
+            opened: bool) -> None:
+    """Turn ``turn`` joins the current issue; the names it holds are remembered."""
+    state.issues[state.current - 1][1].append(turn.number)
+    if opened and turn.number > 1 and BACKREF.search(text):
+        state.issues[state.current - 1][1].append(turn.number - 1)
+        places = [p for said in state.said[-4:] for p in places_in(said)]
+        if places:  # "an apartment there": the place the customer named last
+            state.context[state.current] = (places[-1],)
+    for index in turn.indices:
+        for value in names_in(item_text(items[index])):
+            state.owners.setdefault(value, state.current)
 
 
 def _closing(text: str, schema: ServiceSchema) -> bool:
