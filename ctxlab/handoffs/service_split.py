@@ -43,7 +43,7 @@ CLOSING = re.compile(
     r"that\s+would\s+be\s+all|that'?ll\s+be\s+all|nothing(?:\s+else)?|nope|"
     r"not\s+(?:at\s+this\s+time|for\s+now|right\s+now|for\s+anything)|no\s+more|"
     r"(?:don'?t|do\s+not)\s+(?:need|have)\s+any|i'?m\s+(?:done|good)|all\s+set|"
-    r"go(?:ing)?\s+now|thanks?\b|thank\s+you|appreciate|(?:good)?bye|so\s+long|take\s+care)"
+    r"go(?:ing)?\s+now|hold\s+off|everything\s+i\s+need|for\s+the\s+time\s+being|thanks?\b|thank\s+you|appreciate|(?:good)?bye|so\s+long|take\s+care)"
     r"|就这些|没有了|没别的|没其他|再见|拜拜|谢谢|感谢|多谢|没问题了|没有问题|没什么了",
     re.IGNORECASE)
 #: A short yes to what the agent just offered.
