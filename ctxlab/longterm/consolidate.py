@@ -59,8 +59,10 @@ async def session_state(items: Sequence[Item],
 
 
 async def consolidate(memory: UserMemory, items: Sequence[Item], *, session_id: str, at: str,
-                      extractor: StateExtractor | None = None) -> UserMemory:
-    """``memory`` with session ``session_id`` (its ``items``, ended at ``at``) written in."""
+                      extractor: StateExtractor | None = None, schema: Any = None
+                      ) -> UserMemory:
+    """``memory`` with session ``session_id`` (its ``items``, ended at ``at``) written in;
+    with ``schema``, the session's topics too (:mod:`ctxlab.longterm.topic_notes`)."""
     state = await session_state(items, extractor)
     new = memory.model_copy(deep=True)
     new.sessions = [s for s in new.sessions if s.session != session_id]
@@ -70,6 +72,12 @@ async def consolidate(memory: UserMemory, items: Sequence[Item], *, session_id: 
     _merge_statements(new, state, items, session_id, at)
     _merge_case(new, state, session_id, at)
     new.notes = (new.notes + notes_of(items, session_id, at))[-MAX_NOTES:]
+    new.topics = [t for t in new.topics if t.session != session_id]
+    if schema is not None:
+        from .topic_notes import MAX_TOPICS, topic_notes_of
+
+        new.topics = (new.topics + topic_notes_of(items, schema, session_id=session_id, at=at,
+                                                  language=state.language))[-MAX_TOPICS:]
     new.sessions.append(SessionEntry(session=session_id, at=at, turns=state.turn))
     new.language = state.language
     return new
