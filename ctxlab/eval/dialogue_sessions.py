@@ -77,7 +77,7 @@ def questions(customer: Customer) -> list[Asked]:
     """One question per (service, slot): about its latest topic (see the module doc)."""
     latest: dict[tuple[str, str], SlotFact] = {}
     older: dict[tuple[str, str], list[str]] = {}
-    for fact in customer.facts():
+    for fact in sorted(customer.facts(), key=lambda f: (f.day, f.turn)):
         key = (fact.topic.split("#")[0].split("_")[0], fact.slot)
         if key in latest:
             older.setdefault(key, []).append(latest[key].value)

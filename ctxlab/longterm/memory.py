@@ -105,13 +105,14 @@ class LongTermMemory:
             topic, and recall shows the topic a message asks about.
         dense: a dense model name (``"multilingual"``) or encoder that finds the topic by
             meaning when the question names neither a service nor a slot (default: BM25).
+        topics_k: at most this many topics are recalled per message.
     """
 
     def __init__(self, records: RecordStore | str = "memory", *,
                  extractor: StateExtractor | None = None, notes_k: int = 3,
                  threshold: float = 0.3, clock: Callable[[], str] = _today,
                  structured: bool = True, notes: MemoryNotes | None = None,
-                 schema: Any = None, dense: Any = None):
+                 schema: Any = None, dense: Any = None, topics_k: int = 2):
         if isinstance(notes_k, bool) or not isinstance(notes_k, int) or notes_k < 0:
             raise ValueError(f"notes_k must be an integer >= 0, got {notes_k!r}")
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not (
@@ -132,6 +133,7 @@ class LongTermMemory:
             schema = service_schema(schema)
         self.schema = schema
         self.dense = dense
+        self.topics_k = topics_k
         self._pending: dict[str, set[asyncio.Task[Any]]] = {}
         #: Errors of background writes (a failed write is logged here, never raised into a
         #: reply): (user id, session id, error).
@@ -187,7 +189,8 @@ class LongTermMemory:
             return ""
         from .topic_notes import find_topics, render_topics
 
-        found = find_topics(memory.topics, query, self.schema, dense=self.dense)
+        found = find_topics(memory.topics, query, self.schema, k=self.topics_k,
+                            dense=self.dense)
         return render_topics(found, query, self.schema, memory.language)
 
     def _search(self, notes: Sequence[Note], query: str) -> list[tuple[Note, float]]:

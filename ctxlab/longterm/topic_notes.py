@@ -12,7 +12,8 @@ out about a hotel is the hotel's, not the customer's), with the session and time
 Recall finds the topic a question is about, by text only:
 
 1. the services the question names (the schema's cue words: "rental car", 酒店), the
-   latest topic of that service first (later values win);
+   latest topic of that service, then the latest ones that name the asked slot (电话,
+   "dropoff date"), then the others (later values win);
 2. else the slot words it names ("drop-off date", 电话): the latest topic whose service has
    that slot;
 3. else the topic whose sentences share most words with the question (BM25; or by meaning
@@ -79,9 +80,17 @@ def find_topics(topics: Sequence[TopicNote], query: str, schema: Any, *, k: int 
         top = max(named.values())
         wanted = {s for s, v in named.items() if v == top}
         hits = [t for t in reversed(topics) if t.topic in wanted]
-        if hits:
-            return hits[:k]
+        asked = [w for s in wanted for slot in schema.slots_in(query, s) for w in [slot]]
+        named = [t for t in hits if any(_names(t, slot) for slot in asked)]
+        if hits:  # the latest topic, then the latest that name the asked slot ("电话")
+            return list({id(t): t for t in [hits[0], *named, *hits]}.values())[:k]
     return _by_text(topics, query, k, dense)
+
+
+def _names(note: TopicNote, slot: str) -> bool:
+    words = slot.split() if slot.isascii() else [slot]
+    text = " ".join(note.lines).lower()
+    return all(w in text for w in words)
 
 
 def _by_text(topics: Sequence[TopicNote], query: str, k: int, dense: Any) -> list[TopicNote]:
