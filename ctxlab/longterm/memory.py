@@ -112,7 +112,7 @@ class LongTermMemory:
                  extractor: StateExtractor | None = None, notes_k: int = 3,
                  threshold: float = 0.3, clock: Callable[[], str] = _today,
                  structured: bool = True, notes: MemoryNotes | None = None,
-                 schema: Any = None, dense: Any = None, topics_k: int = 2):
+                 schema: Any = None, dense: Any = None, topics_k: int = 3):
         if isinstance(notes_k, bool) or not isinstance(notes_k, int) or notes_k < 0:
             raise ValueError(f"notes_k must be an integer >= 0, got {notes_k!r}")
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not (
