@@ -69,10 +69,9 @@ Find Book Search Let Get Make Reserve Tell Give Show""".split())
 
 def places_in(text: str) -> list[str]:
     """Names a back-reference may point to: capitalised words and names that do not
-    start a sentence, CJK names."""
+    start a sentence."""
     words = re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*", text)
-    return [w for w in words if w.split()[0] not in _STARTERS] + [
-        n for n in names_in(text) if not n.isascii()]
+    return [w for w in words if w.split()[0] not in _STARTERS]
 
 
 def names_in(text: str) -> list[str]:
@@ -133,10 +132,11 @@ def _record(state: _State, items: Sequence[Item], turn: Any, text: str, *,
     """Turn ``turn`` joins the current issue; the names it holds are remembered."""
     state.issues[state.current - 1][1].append(turn.number)
     if opened and turn.number > 1 and BACKREF.search(text):
-        state.issues[state.current - 1][1].append(turn.number - 1)
         places = [p for said in state.said[-4:] for p in places_in(said)]
         if places:  # "an apartment there": the place the customer named last
             state.context[state.current] = (places[-1],)
+        elif state.said:  # "附近有什么酒店": what the customer said just before
+            state.context[state.current] = (state.said[-1],)
     for index in turn.indices:
         for value in names_in(item_text(items[index])):
             state.owners.setdefault(value, state.current)
