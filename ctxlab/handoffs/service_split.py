@@ -164,7 +164,7 @@ def _service(state: _State) -> str | None:
 def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
             threshold: float) -> None:
     cues = dict(schema.cues_in(text))
-    if not cues and AFFIRM.match(text) and len(text) < 60:
+    if not cues and AFFIRM.match(text) and len(text) < 60 and not CLOSING.search(text):
         cues = dict(schema.cues_in(offer))
     current = _service(state) if not state.closed else None
     slots = schema.slot_scores(text)
