@@ -68,7 +68,13 @@ async def consolidate(memory: UserMemory, items: Sequence[Item], *, session_id: 
     new.sessions = [s for s in new.sessions if s.session != session_id]
     new.notes = [n for n in new.notes if n.session != session_id]
     new.cases = [c for c in new.cases if c.session != session_id]
-    _merge_profile(new.profile, state.user, [item_text(i) for i in items if is_user_message(i)])
+    said = [item_text(i) for i in items if is_user_message(i)]
+    found = state.user
+    if any(v and not customer_said(str(v), said) for v in found.model_dump().values()):
+        # the agent's words won a field (a hotel's email read out after the customer's own):
+        # read the customer's messages alone for it
+        found = (await session_state([i for i in items if is_user_message(i)], extractor)).user
+    _merge_profile(new.profile, found, said)
     _merge_statements(new, state, items, session_id, at)
     _merge_case(new, state, session_id, at)
     new.notes = (new.notes + notes_of(items, session_id, at))[-MAX_NOTES:]
