@@ -130,12 +130,12 @@ async def mode_view(mode: str, items: list[dict[str, Any]], gold: set[int],
 
         return await TrimmedHistory(int(mode.split(":", 1)[1])).view(items, [])
     if mode == "handover":
-        return await HandoverSummary().view(items + [{"role": "user", "content": "…"}], [])
+        return await HandoverSummary().view([*items, {"role": "user", "content": "…"}], [])
     handover = IssueHandover(schema=packaged_schema(corpus) if mode == "per-service" else None)
     split = handover.split(items)
     number = _owned(split, gold)
     if number is None:  # no issue found for it: the whole-chat handover
-        return await HandoverSummary().view(items + [{"role": "user", "content": "…"}], [])
+        return await HandoverSummary().view([*items, {"role": "user", "content": "…"}], [])
     return await handover.issue_items(split, number)
 
 

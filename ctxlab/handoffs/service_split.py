@@ -5,22 +5,27 @@
 asks for (a table, then a taxi to it; 酒店, then 出租), not devices. Per user turn, by its
 text only:
 
-1. a turn whose cue words point to a service (:meth:`ServiceSchema.scores`, at least
-   ``threshold``) opens an issue about it, or resumes the open issue of that service; a
-   turn that also names the current service ("这家酒店周边有什么景点？") stays with it
-   unless the other service is a way to get somewhere (a taxi, a bus, the metro);
+1. a turn whose cue words point to a service (:meth:`ServiceSchema.cues_in`, at least
+   ``threshold``) opens an issue about it, or resumes the open issue of that service. The
+   most cue weight decides; the current service's slot words count for it ("three bed
+   rooms" in an apartment search); a tie goes to the current service, then to the one
+   named last ("吃完饭我想找一个景点": the attraction). Asking for one more of a service
+   whose issue is under way ("再推荐一个景点") opens a second issue of it;
 2. a short yes to the agent's offer ("Yes, please." after "Shall I book a taxi?") takes
    the service the offer named;
-3. a turn that names a value first said in another issue's turns (a restaurant's name, a
-   hotel's address) resumes that issue when no cue decides;
-   asking for one more of a service whose issue is under way ("再推荐一个景点") opens a
-   second issue of it;
+3. a turn that names a value first said in another open issue's turns (a restaurant's
+   name) resumes that issue when no cue decides;
 4. any other turn stays with the current issue: "What's their phone number?" names a
    slot, not a service;
-5. a thank-you or goodbye that asks nothing and names no service ("That's all, thanks", "就这些，谢谢") closes
-   every issue; the turns after it that name no service wait for the next issue (a new
-   day's "I'm looking for a place in Concord" before "an apartment" is said): the same service
-   asked for afterwards is a new issue (another day, another booking).
+5. a thank-you or goodbye that asks nothing and names no service ("That's all, thanks",
+   "就这些，谢谢") closes every issue: the same service asked for afterwards is a new issue
+   (another day, another booking). Turns after it that name no service wait for the next
+   issue ("I'm looking for a place in Concord" before "an apartment" is said); slot words
+   alone may place them ("four seats next friday toronto": a flight).
+
+A turn that opens an issue with a back-reference ("a hotel there", "附近的酒店") records
+what it points to (:attr:`Issue.context`: the place the customer named last, or in Chinese
+their previous sentence) for the issue's handover note.
 """
 
 from __future__ import annotations
@@ -55,16 +60,13 @@ ANOTHER = re.compile(r"(?:推荐|找)(?:一个|一家|一下|个|家)|想去(?:�
 #: open starts with that turn too.
 BACKREF = re.compile(r"\b(?:there|that\s+(?:area|city|place|day|date)|same|around\s+there)\b"
                      r"|那里|那儿|那边|附近|周边|这附近|同一", re.IGNORECASE)
-#: Services that take the customer somewhere: a turn about one may name the venues.
-TRANSPORT = frozenset({"出租", "地铁", "RideSharing", "Buses", "Flights", "Trains",
-                       "RentalCars", "taxi"})
 #: Values that tie a later turn back to an issue: capitalised names, CJK names, numbers.
 _NAME = re.compile(r"(?:[A-Z][\w'&.-]+(?:\s+(?:[A-Z][\w'&.-]*|of|the|de|and|&))*"
                    r"\s+[A-Z][\w'&.-]+)|[\u4e00-\u9fff][\u4e00-\u9fff（）()A-Za-z0-9]{3,11}")
 #: Capitalised words that start sentences rather than names ("Can I", "Yes Please").
 _STARTERS = frozenset("""I Can Could Would Will What Where When Which Who How Yes No Please
 Thanks Thank The That This Is Are Do Does Did Okay Ok Sure Great Hi Hello Also And But So
-Find Book Search Let Get Make Reserve Tell Give Show""".split())
+Find Book Search Let Get Make Reserve Tell Give Show""".split())  # noqa: SIM905
 
 
 def places_in(text: str) -> list[str]:

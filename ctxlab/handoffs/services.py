@@ -42,7 +42,7 @@ coverage demand destination device extensive finding getting has head interest l
 lookup network number pair place price reservation reserve reserving right round searching
 seat schedule scheduling setting sharing them ticket trip widely wish point location date
 city visit oneway rent home travel genre director actor
-""".split())
+""".split())  # noqa: SIM905
 
 
 def stem(word: str) -> str:

@@ -42,7 +42,8 @@ def test_phone_number_is_a_slot_not_a_phone_issue():
 def test_chinese_domains_and_slots_that_name_another_domain():
     items = [user("帮我找一个门票免费的景点。"), assistant("推荐您去天安门广场。"),
              user("这个景点周边有哪些餐馆？"), assistant("周边有全聚德(前门店)。"),
-             user("吃完饭我想找一家提供wifi的酒店住下。"), assistant("推荐北京饭店，电话65137766。"),
+             user("吃完饭我想找一家提供wifi的酒店住下。"),
+             assistant("推荐北京饭店，电话65137766。"),
              user("好的，谢谢。")]
     split = split_issues(items, schema=ZH)
     assert [i.subject for i in split.issues] == ["景点", "酒店"]
