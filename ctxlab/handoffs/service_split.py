@@ -163,8 +163,10 @@ def _service(state: _State) -> str | None:
     return state.issues[state.current - 1][0] if state.current != CUSTOMER else None
 
 
-def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
-            threshold: float) -> None:
+def _cues(state: _State, schema: ServiceSchema, text: str, offer: str
+          ) -> tuple[dict[str, tuple[float, int]], str | None]:
+    """The turn's cue weights per service (see the module docstring) and the current
+    service (None after a goodbye)."""
     cues = dict(schema.cues_in(text))
     if not cues and AFFIRM.match(text) and len(text) < 60 and not CLOSING.search(text):
         cues = dict(schema.cues_in(offer))
@@ -175,6 +177,12 @@ def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
         cues[current] = (score + slots[current], at)
     if not cues and current is None:  # "four seats next friday toronto" before any service
         cues = {s: (v, 0) for s, v in slots.items() if v >= 1.0}
+    return cues, current
+
+
+def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
+            threshold: float) -> None:
+    cues, current = _cues(state, schema, text, offer)
     chosen = _choose(cues, current, threshold)
     if chosen is None:
         owner = next((state.owners[v] for v in names_in(text) if v in state.owners), None)

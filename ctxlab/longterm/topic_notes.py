@@ -71,20 +71,20 @@ def find_topics(topics: Sequence[TopicNote], query: str, schema: Any, *, k: int 
     if not topics or not query.strip() or k < 1:
         return []
     schema = service_schema(schema)
-    named = schema.scores(query)
-    if not named:
-        slots = schema.slot_scores(query)
-        best = max(slots.values(), default=0.0)
-        named = {s: v for s, v in slots.items() if v == best and v > 0}
-    if named:
-        top = max(named.values())
-        wanted = {s for s, v in named.items() if v == top}
-        hits = [t for t in reversed(topics) if t.topic in wanted]
-        asked = [w for s in wanted for slot in schema.slots_in(query, s) for w in [slot]]
+    wanted = _services_asked(schema, query)
+    hits = [t for t in reversed(topics) if t.topic in wanted]
+    if hits:  # the latest topic, then the latest that name the asked slot ("电话")
+        asked = [slot for s in wanted for slot in schema.slots_in(query, s)]
         named = [t for t in hits if any(_names(t, slot) for slot in asked)]
-        if hits:  # the latest topic, then the latest that name the asked slot ("电话")
-            return list({id(t): t for t in [hits[0], *named, *hits]}.values())[:k]
+        return list({id(t): t for t in [hits[0], *named, *hits]}.values())[:k]
     return _by_text(topics, query, k, dense)
+
+
+def _services_asked(schema: Any, query: str) -> set[str]:
+    """The services a question names, else those whose slots it names most."""
+    named = schema.scores(query) or schema.slot_scores(query)
+    top = max(named.values(), default=0.0)
+    return {s for s, v in named.items() if v == top and v > 0}
 
 
 def _names(note: TopicNote, slot: str) -> bool:
