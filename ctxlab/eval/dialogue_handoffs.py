@@ -15,7 +15,8 @@ extractive summary of everything), ``per-issue`` (:class:`~ctxlab.handoffs.Issue
 by device words, the planted chats' rules) and ``per-service`` (``IssueHandover(schema=)``:
 the corpus's schema, the issue's turns verbatim). Which predicted issue a real one is
 handed over as is read from the annotations (the predicted issue sharing most of its user
-turns); the view itself is built from the text only.
+turns, on a tie the one about the same service); the view itself is built from the text
+only.
 """
 
 from __future__ import annotations
@@ -110,19 +111,21 @@ def score_view(text: str, issue: Issue, facts: Mapping[Issue, Sequence[SlotFact]
     return missing, leaked, stale
 
 
-def _owned(split: Any, gold: set[int]) -> int | None:
-    """The predicted issue that shares most user turns with a real one (None: none)."""
-    best, overlap = None, 0
+def _owned(split: Any, gold: set[int], service: str) -> int | None:
+    """The predicted issue that shares most user turns with a real one, on a tie the one
+    about the same service (None: none shares any)."""
+    best, rank = None, (0, False)
     for issue in split.issues:
-        shared = len(gold & set(issue.turns))
-        if shared > overlap:
-            best, overlap = issue.number, shared
+        shared = (len(gold & set(issue.turns)), issue.subject == service)
+        if shared[0] and shared > rank:
+            best, rank = issue.number, shared
     return best
 
 
 async def mode_view(mode: str, items: list[dict[str, Any]], gold: set[int],
-                    corpus: str) -> list[dict[str, Any]]:
-    """The receiver's view of one real issue (its user turns ``gold``) under ``mode``."""
+                    corpus: str, service: str = "") -> list[dict[str, Any]]:
+    """The receiver's view of one real issue (its user turns ``gold``, its ``service``)
+    under ``mode``."""
     if mode == "full":
         return items
     if mode.startswith("trim:"):
@@ -133,7 +136,7 @@ async def mode_view(mode: str, items: list[dict[str, Any]], gold: set[int],
         return await HandoverSummary().view([*items, {"role": "user", "content": "…"}], [])
     handover = IssueHandover(schema=packaged_schema(corpus) if mode == "per-service" else None)
     split = handover.split(items)
-    number = _owned(split, gold)
+    number = _owned(split, gold, service)
     if number is None:  # no issue found for it: the whole-chat handover
         return await HandoverSummary().view([*items, {"role": "user", "content": "…"}], [])
     return await handover.issue_items(split, number)
@@ -159,7 +162,8 @@ async def score_customer(customer: Customer, modes: Iterable[str]) -> list[Issue
             if not facts.get(issue):
                 continue  # an issue with no value to hand over
             gold = turns.get(issue, set())
-            view = await mode_view(mode, items, gold, customer.corpus)
+            view = await mode_view(mode, items, gold, customer.corpus,
+                                   issue[1].split("#")[0].split("_")[0])
             missing, leaked, stale = score_view(view_text(view), issue, facts,
                                                 _own_text(customer, gold), customer.language)
             out.append(IssueVerdict(customer.id, issue, mode, missing, leaked, stale,

@@ -260,7 +260,7 @@ async def customer_note(split: IssueSplit, subject: str, body: str = "", *,
     conversation, "for 2 people at 7 pm" is a booking's value, not a standing request)."""
     from ..memory.state_memory import StateMemory
 
-    others = [i.subject for i in split.issues if i.subject != subject]
+    others = list(dict.fromkeys(i.subject for i in split.issues if i.subject != subject))
     zh = _language(split.items) == "zh"
     everything, before_issues = StateMemory(), StateMemory()
     # contact details and standing requests hold for every issue, from what the customer
