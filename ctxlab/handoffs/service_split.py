@@ -23,8 +23,8 @@ text only:
    issue ("I'm looking for a place in Concord" before "an apartment" is said); slot words
    alone may place them ("four seats next friday toronto": a flight).
 
-A turn that opens an issue with a back-reference ("a hotel there", "附近的酒店") records
-what it points to (:attr:`Issue.context`: the place the customer named last, or in Chinese
+A turn that opens an issue with a back-reference ("a hotel there", "附近的酒店"), or a
+second service while another is open, records what it points to (:attr:`Issue.context`: the place the customer named last, or in Chinese
 their previous sentence) for the issue's handover note.
 """
 
@@ -72,7 +72,7 @@ Find Book Search Let Get Make Reserve Tell Give Show""".split())  # noqa: SIM905
 def places_in(text: str) -> list[str]:
     """Names a back-reference may point to: capitalised words and names that do not
     start a sentence."""
-    words = re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*", text)
+    words = re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][A-Za-z]+(?:,?\s+[A-Z][A-Za-z]+)*", text)
     return [w for w in words if w.split()[0] not in _STARTERS]
 
 
@@ -133,11 +133,14 @@ def _record(state: _State, items: Sequence[Item], turn: Any, text: str, *,
             opened: bool) -> None:
     """Turn ``turn`` joins the current issue; the names it holds are remembered."""
     state.issues[state.current - 1][1].append(turn.number)
-    if opened and turn.number > 1 and BACKREF.search(text):
+    back = BACKREF.search(text) is not None
+    if opened and turn.number > 1 and (back or len(state.open) > 1):
+        # a second service of the same day ("an apartment there", "also a hotel") is
+        # usually where the first one is: the place the customer named last
         places = [p for said in state.said[-4:] for p in places_in(said)]
-        if places:  # "an apartment there": the place the customer named last
+        if places:
             state.context[state.current] = (places[-1],)
-        elif state.said:  # "附近有什么酒店": what the customer said just before
+        elif back and state.said:  # "附近有什么酒店": what the customer said just before
             state.context[state.current] = (state.said[-1],)
     for index in turn.indices:
         for value in names_in(item_text(items[index])):
