@@ -8,8 +8,8 @@ text only:
 1. a turn whose cue words point to a service (:meth:`ServiceSchema.cues_in`, at least
    ``threshold``) opens an issue about it, or resumes the open issue of that service. The
    most cue weight decides; the current service's slot words count for it ("three bed
-   rooms" in an apartment search); a tie goes to the current service, then to the one
-   named last ("吃完饭我想找一个景点": the attraction). Asking for one more of a service
+   rooms" in an apartment search); a tie goes to the service named last ("the hotel will
+   work; can you check the weather there?": the weather). Asking for one more of a service
    whose issue is under way ("再推荐一个景点") opens a second issue of it;
 2. a short yes to the agent's offer ("Yes, please." after "Shall I book a taxi?") takes
    the service the offer named;
@@ -17,15 +17,16 @@ text only:
    name) resumes that issue when no cue decides;
 4. any other turn stays with the current issue: "What's their phone number?" names a
    slot, not a service;
-5. a thank-you or goodbye that asks nothing and names no service ("That's all, thanks",
-   "就这些，谢谢") closes every issue: the same service asked for afterwards is a new issue
-   (another day, another booking). Turns after it that name no service wait for the next
+5. a goodbye that asks nothing ("That's all I need", "就这些"), or a thank-you that also
+   names no service ("Thanks a lot!", "好的，谢谢"), closes every issue: the same service
+   asked for afterwards is a new issue (another day, another booking). Turns after it that name no service wait for the next
    issue ("I'm looking for a place in Concord" before "an apartment" is said); slot words
    alone may place them ("four seats next friday toronto": a flight).
 
 A turn that opens an issue with a back-reference ("a hotel there", "附近的酒店"), or a
-second service while another is open, records what it points to (:attr:`Issue.context`: the place the customer named last, or in Chinese
-their previous sentence) for the issue's handover note.
+second service while another is open, records what it points to (:attr:`Issue.context`:
+the place the customer named last, or in Chinese their previous sentence) for the issue's
+handover note.
 """
 
 from __future__ import annotations
@@ -51,6 +52,11 @@ CLOSING = re.compile(
     r"go(?:ing)?\s+now|hold\s+off|everything\s+i\s+need|for\s+the\s+time\s+being|thanks?\b|thank\s+you|appreciate|(?:good)?bye|so\s+long|take\s+care)"
     r"|就这些|没有了|没别的|没其他|再见|拜拜|谢谢|感谢|多谢|没问题了|没有问题|没什么了",
     re.IGNORECASE)
+#: Goodbyes that end the conversation even when they name a service ("No, I don't want to
+#: reserve a room now. That's all I need.").
+GOODBYE = re.compile(r"\b(?:that'?s\s+all|that\s+is\s+all|that\s+will\s+be\s+all|"
+                     r"that'?ll\s+be\s+all|i'?m\s+(?:done|good\s+to\s+go)|all\s+set|"
+                     r"(?:good)?bye)\b|就这些|再见|拜拜|没有问题了|没问题了", re.IGNORECASE)
 #: A short yes to what the agent just offered.
 AFFIRM = re.compile(r"^\W*(?:yes|yeah|yep|sure|ok(?:ay)?|please\s+do|sounds\s+good|"
                     r"that\s+(?:would|sounds)|好的|好啊|好|可以|行|嗯|要|需要)", re.IGNORECASE)
@@ -148,9 +154,11 @@ def _record(state: _State, items: Sequence[Item], turn: Any, text: str, *,
 
 
 def _closing(text: str, schema: ServiceSchema) -> bool:
-    """A thank-you or goodbye that asks nothing and names no service."""
-    return bool(CLOSING.search(text)) and not re.search(r"[?？]", text) and not schema.scores(
-        text)
+    """A goodbye ("that's all I need"), or a thank-you that names no service, asking
+    nothing."""
+    if re.search(r"[?？]", text) or not CLOSING.search(text):
+        return False
+    return bool(GOODBYE.search(text)) or not schema.scores(text)
 
 
 def _move(state: _State, assignment: list[int], number: int, to: int) -> None:
@@ -205,9 +213,8 @@ def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
 def _choose(cues: Mapping[str, tuple[float, int]], current: str | None,
             threshold: float) -> str | None:
     """The service a turn is about (None: no cue decides): the most cue weight, a tie to
-    the current service, then to the one named last ("吃完饭我想找一个景点": the
-    attraction)."""
+    the one named last."""
     strong = {s: v for s, v in cues.items() if v[0] >= threshold}
     if not strong:
         return None
-    return max(strong, key=lambda s: (strong[s][0], s == current, strong[s][1]))
+    return max(strong, key=lambda s: (strong[s][0], strong[s][1]))
