@@ -21,7 +21,8 @@ text only:
    names no service ("Thanks a lot!", "好的，谢谢"), closes every issue: the same service
    asked for afterwards is a new issue (another day, another booking). Turns after it
    that name no service wait for the next issue ("I'm looking for a place in Concord"
-   before "an apartment" is said); slot words alone may place them ("four seats next friday toronto": a flight).
+   before "an apartment" is said); slot words alone may place them ("four seats next
+   friday toronto": a flight).
 
 A turn that opens an issue with a back-reference ("a hotel there", "附近的酒店"), or a
 second service while another is open, records what it points to (:attr:`Issue.context`:
