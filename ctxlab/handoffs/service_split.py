@@ -185,8 +185,8 @@ def _cues(state: _State, schema: ServiceSchema, text: str, offer: str
     current = _service(state) if not state.closed else None
     slots = schema.slot_scores(text)
     if current is not None and cues and slots.get(current):  # "three bed rooms" (Homes)
-        score, at = cues.get(current, (0.0, -1))
-        cues[current] = (score + slots[current], at)
+        score, _at = cues.get(current, (0.0, -1))
+        cues[current] = (score + slots[current], len(text) + 1)  # a tie stays with it
     if not cues and current is None:  # "four seats next friday toronto" before any service
         cues = {s: (v, 0) for s, v in slots.items() if v >= 1.0}
     return cues, current
