@@ -121,10 +121,10 @@ class ServiceSchema:
             word = stem(match.group(0))
             if word in weights:
                 found[word] = match.end()
-        for cue in _cjk_cues(self):
-            at = text.rfind(cue)
-            if at >= 0:
-                found[cue] = at + len(cue)
+        pattern = _cjk_pattern(self)
+        if pattern is not None:  # longest cue first, no overlaps: "游玩" is not also "玩"
+            for match in pattern.finditer(text):
+                found[match.group(0)] = match.end()
         out: dict[str, tuple[float, int]] = {}
         for cue, end in found.items():
             for name, weight in weights[cue].items():
@@ -176,6 +176,12 @@ def _slot_owners(schema: ServiceSchema) -> dict[str, set[str]]:
 @lru_cache(maxsize=16)
 def _cjk_cues(schema: ServiceSchema) -> tuple[str, ...]:
     return tuple(c for c in _weights(schema) if not c.isascii())
+
+
+@lru_cache(maxsize=16)
+def _cjk_pattern(schema: ServiceSchema) -> re.Pattern[str] | None:
+    cues = sorted(_cjk_cues(schema), key=len, reverse=True)
+    return re.compile("|".join(re.escape(c) for c in cues)) if cues else None
 
 
 @lru_cache(maxsize=16)
