@@ -4,7 +4,9 @@ Regenerates ``benchmarks/results/issue30_handoffs_sessions.txt``::
 
     python benchmarks/bench_issue30.py                       # the shipped subsets
     python benchmarks/bench_issue30.py --sgd /work/shared/data/sgd \\
-        --crosswoz /work/shared/data/crosswoz                # the full dev / validation splits
+        --crosswoz /work/shared/data/crosswoz --mode full --mode per-issue \\
+        --mode per-service --setting notes --setting topics \\
+        --out benchmarks/results/issue30_full_splits.txt     # the full dev / validation splits
     python benchmarks/bench_issue30.py --limit 2 --out -      # a quick look, printed
 
 Each corpus is run on its ``tune`` half (where the rules were tuned) and its ``report``
@@ -45,8 +47,7 @@ async def tables(args: argparse.Namespace) -> str:
             parts += [handoffs.text(), "", sessions.text(), f"({took:.0f} s)", ""]
     head = [
         "Issue 30: per-service handovers and long-term recall on real task dialogues",
-        "Regenerate: python benchmarks/bench_issue30.py" + (
-            f" --limit {args.limit}" if args.limit else ""),
+        "Regenerate: python benchmarks/bench_issue30.py " + " ".join(args.argv),
         "Customers: 4 dialogues chained over days; tune = even customers, report = odd ones.",
         "Handover right = all the issue's current values, no other issue's value, no "
         "superseded value without the current one. Tokens: the receiver's view.",
@@ -68,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="long-term memory settings")
     parser.add_argument("--out", default=str(RESULT), help="the result file ('-': print)")
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     text = asyncio.run(tables(args))
     if args.out == "-":
         print(text)

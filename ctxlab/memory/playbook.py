@@ -48,7 +48,9 @@ def _symptom(key: str, title: str, pattern: str, steps: list[str], question: str
                    instead_of)
 
 
-_HTTP = r"(?<![\w.:/-])(?:400|401|403|404|408|429|500|502|503|504)(?![\w-]|[.,:]\d)"
+#: A web error code, not an amount ("send 1,400 bucks", "$500", "500 dollars").
+_HTTP = (r"(?<![\w.:/$-])(?<!\d,)(?:400|401|403|404|408|429|500|502|503|504)(?![\w-]|[.,:]\d)"
+         r"(?!\s*(?:bucks|dollars|usd|eur|euros|pounds)\b)")
 
 #: The playbook, most specific entries first (ties in position go to the earlier entry).
 PLAYBOOK: tuple[Symptom, ...] = (

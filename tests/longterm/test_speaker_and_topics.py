@@ -55,7 +55,8 @@ def test_the_agents_words_are_not_the_customers_profile(items, monkeypatch):
     ("Find me a hotel that provides wifi.", False), ("提供wifi的酒店有哪些？", False),
     ("I need a place with free Wi-Fi and parking.", False),
     ("My wifi keeps dropping every few minutes.", True), ("家里的无线网连不上了。", True),
-    ("The laptop can't connect to the VPN.", True)])
+    ("The laptop can't connect to the VPN.", True),
+    ("Please send 1,400 bucks to Jasbir.", False), ("The page shows a 404 error.", True)])
 def test_a_request_for_wifi_is_not_a_fault_report(text, fault):
     assert reports_fault(text) is fault
 
