@@ -4,7 +4,7 @@ A customer is four dialogues chained over days (:mod:`ctxlab.eval.dialogue_cases
 day is one session written to long-term memory. Three days after the last one the customer
 asks about their bookings in their own words, one question per service and slot, about the
 latest topic of that service ("What was the drop-off date for my rental car?",
-"上次那家酒店的电话是多少来着？"). Scored per setting:
+"上次那家酒店的电话是什么来着？"). Scored per setting:
 
 * **recalled**: the recollection long-term memory brings for the question holds the slot's
   current value (any form the state gives);
@@ -40,7 +40,7 @@ SETTINGS = ("structured", "notes", "topics", "topics+dense")
 
 _EN = ("What was the {slot} for the {service} again?", "Remind me, which {slot} did the "
        "{service} have?", "Can you tell me the {slot} of my {service} once more?")
-_ZH = ("上次那个{service}的{slot}是什么来着？", "我之前问的{service}，{slot}是多少？",
+_ZH = ("上次那{unit}{service}的{slot}是什么来着？", "我之前问的那{unit}{service}，{slot}是什么？",
        "帮我回忆一下，{service}的{slot}是啥？")
 _SERVICE_EN = {"RentalCars": "rental car", "Restaurants": "restaurant", "Buses": "bus trip",
                "Hotels": "hotel", "Homes": "apartment", "Flights": "flight",
@@ -49,6 +49,8 @@ _SERVICE_EN = {"RentalCars": "rental car", "Restaurants": "restaurant", "Buses":
                "Travel": "attraction", "Weather": "weather forecast", "Banks": "bank transfer",
                "Alarm": "alarm"}
 _SERVICE_ZH = {"出租": "出租车", "地铁": "地铁路线"}
+#: The measure word each Chinese service takes ("那家酒店", "那辆出租车").
+_UNIT_ZH = {"餐馆": "家", "酒店": "家", "景点": "个", "出租": "辆", "地铁": "条"}
 
 
 def question(fact: SlotFact, language: str) -> str:
@@ -56,10 +58,10 @@ def question(fact: SlotFact, language: str) -> str:
     domain = fact.topic.split("#")[0].split("_")[0]
     pick = zlib.crc32(fact.name.encode("utf-8"))
     if language == "zh":
-        service = _SERVICE_ZH.get(domain, domain)
+        service, unit = _SERVICE_ZH.get(domain, domain), _UNIT_ZH.get(domain, "个")
         if fact.slot == "名称":
-            return f"上次那个{service}叫什么名字来着？"
-        return _ZH[pick % len(_ZH)].format(service=service, slot=fact.slot)
+            return f"上次那{unit}{service}叫什么名字来着？"
+        return _ZH[pick % len(_ZH)].format(service=service, slot=fact.slot, unit=unit)
     service = _SERVICE_EN.get(domain, domain.lower())
     return _EN[pick % len(_EN)].format(service=service, slot=fact.slot.replace("_", " "))
 

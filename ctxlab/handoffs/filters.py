@@ -208,7 +208,7 @@ class IssueHandover(HandoverSummary):
             return []
         if issue.context:  # what "there" in the issue's first turn pointed to
             zh = language == "zh"
-            body = "\n".join(p for p in (("此前提到的地点：" if zh else "Earlier the customer "
+            body = "\n".join(p for p in (("客户此前提到：" if zh else "Earlier the customer "
                                           "named: ") + "、".join(issue.context), body) if p)
         note = await customer_note(split, issue.subject, body,
                                    general_only=self.schema is not None)

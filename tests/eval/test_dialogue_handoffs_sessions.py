@@ -55,7 +55,7 @@ def test_questions_ask_the_latest_value_in_the_customers_language():
     asked = questions(customer)
     assert len({(a.fact.topic.split("#")[0], a.fact.slot) for a in asked}) == len(asked)
     assert all(a.text.endswith("？") for a in asked)
-    assert question(_fact("酒店#2", "名称", "北京饭店"), "zh") == "上次那个酒店叫什么名字来着？"
+    assert question(_fact("酒店#2", "名称", "北京饭店"), "zh") == "上次那家酒店叫什么名字来着？"
     assert "rental car" in question(_fact("RentalCars_1", "dropoff_date", "the 9th"), "en")
 
 
