@@ -47,7 +47,7 @@ async def tables(args: argparse.Namespace) -> str:
             parts += [handoffs.text(), "", sessions.text(), f"({took:.0f} s)", ""]
     head = [
         "Issue 30: per-service handovers and long-term recall on real task dialogues",
-        "Regenerate: python benchmarks/bench_issue30.py " + " ".join(args.argv),
+        ("Regenerate: python benchmarks/bench_issue30.py " + " ".join(args.argv)).rstrip(),
         "Customers: 4 dialogues chained over days; tune = even customers, report = odd ones.",
         "Handover right = all the issue's current values, no other issue's value, no "
         "superseded value without the current one. Tokens: the receiver's view.",
