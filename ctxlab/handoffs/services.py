@@ -244,7 +244,8 @@ def service_schema(schema: Any) -> ServiceSchema:
 
 
 def packaged_schema(corpus: str) -> ServiceSchema:
-    """The schema the package ships for ``corpus`` ("sgd" or "crosswoz")."""
+    """The schema the package ships for ``corpus`` ("sgd" or "crosswoz"); SGD's upstream
+    schema gets the words customers use for its services (``data/sgd/keywords.json``)."""
     if corpus not in ("sgd", "crosswoz"):
         raise ValueError(f"packaged_schema: expected 'sgd' or 'crosswoz', got {corpus!r}")
     return _packaged(corpus)
@@ -252,8 +253,15 @@ def packaged_schema(corpus: str) -> ServiceSchema:
 
 @lru_cache(maxsize=2)
 def _packaged(corpus: str) -> ServiceSchema:
-    raw = resources.files("ctxlab").joinpath("data", corpus, "schema.json").read_text("utf-8")
-    return service_schema(json.loads(raw))
+    folder = resources.files("ctxlab").joinpath("data", corpus)
+    services = json.loads(folder.joinpath("schema.json").read_text("utf-8"))
+    extra = folder.joinpath("keywords.json")
+    if extra.is_file():  # customers' words per service, written for ctxlab (SGD)
+        words = json.loads(extra.read_text("utf-8"))
+        services = [{**s, "keywords": [*s.get("keywords", []),
+                                       *words.get(str(s["service_name"]).split("_")[0], [])]}
+                    for s in services]
+    return service_schema(services)
 
 
 def schema_of(services: Sequence[str], schema: ServiceSchema) -> ServiceSchema:
