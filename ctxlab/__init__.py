@@ -686,3 +686,16 @@ __all__ += [
     "token_budget",
     "window_tokens",
 ]
+# Issue 30: services (topics) from a schema, speaker attribution, handovers and long-term
+# recall scored on the SGD and CrossWOZ dialogues.
+from .handoffs import ServiceSchema, packaged_schema, service_schema, split_services  # noqa: E402
+from .longterm.consolidate import customer_said  # noqa: E402
+from .memory.playbook import reports_fault  # noqa: E402
+
+_LAZY.update({
+    "score_dialogue_handoffs": ("ctxlab.eval.dialogue_handoffs", "score_dialogue_handoffs"),
+    "score_dialogue_sessions": ("ctxlab.eval.dialogue_sessions", "score_dialogue_sessions"),
+})
+__all__ += ["ServiceSchema", "customer_said", "packaged_schema", "reports_fault",
+            "score_dialogue_handoffs", "score_dialogue_sessions", "service_schema",
+            "split_services"]

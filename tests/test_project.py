@@ -119,6 +119,13 @@ def test_reflection_benchmark_runs_and_a_burst_writes_once():
     assert "both kept all 4 sessions" in out
 
 
+def test_issue30_benchmark_runs_on_a_corpus_slice():
+    out = run_script("benchmarks/bench_issue30.py", "--limit", "1", "--mode", "per-service",
+                     "--setting", "topics", "--out", "-")
+    assert out.count(": per-issue handovers") == 4 and out.count(": long-term recall (") == 4
+    assert "per-service" in out and "topics" in out
+
+
 def test_summarizing_benchmark_runs_and_reports_the_target():
     out = run_script("benchmarks/bench_summarizing.py", "--turns", "8", "--delay", "0.01",
                      "--model-ms", "0")

@@ -1,7 +1,9 @@
 """The evaluation commands for memory beyond one conversation::
 
     python -m ctxlab eval-handoffs [--chats 12] [--mode per-issue --mode full ...]
+    python -m ctxlab eval-handoffs --corpus sgd:report [--mode per-service ...]
     python -m ctxlab eval-sessions [--cases 6] [--language en --language zh]
+    python -m ctxlab eval-sessions --corpus crosswoz:tune [--setting topics ...]
     python -m ctxlab eval-preload  [--chats 12] [--language en]
 
 ``eval-handoffs`` scores what a receiving agent gets in a handoff on planted multi-issue
@@ -11,6 +13,11 @@ facts of each issue in the view; tokens. ``eval-sessions`` scores cross-session 
 the "three days later" chats, per long-term memory setting, structured facts and long-tail
 facts apart. ``eval-preload`` counts model calls, tool calls and tokens with and without
 proactive preloading. Each prints a table and saves JSON in ``--out``.
+
+With ``--corpus sgd|crosswoz[:tune|report][:N][@DIR]`` (repeatable), ``eval-handoffs`` and
+``eval-sessions`` run on real task dialogues instead (:mod:`ctxlab.eval.dialogue_handoffs`,
+:mod:`ctxlab.eval.dialogue_sessions`): each service of a chained customer is an issue
+handed over; long-term memory is asked about each service's slots three days later.
 """
 
 from __future__ import annotations
@@ -33,7 +40,8 @@ def add_commands(sub: Any) -> None:
                     "each handoff history mode.")
     ho.add_argument("--chats", type=int, default=12, metavar="N", help="planted chats (12)")
     ho.add_argument("--mode", action="append", metavar="MODE",
-                    help="full, trim:N, sdk-nested, handover, per-issue (default: all five)")
+                    help="full, trim:N, sdk-nested, handover, per-issue (default: all five); "
+                         "with --corpus: full, trim:N, handover, per-issue, per-service")
     se = sub.add_parser(
         "eval-sessions", help="score cross-session recall on the three-days-later chats",
         description="Write day one's session to long-term memory, then ask day four's questions "
@@ -43,7 +51,8 @@ def add_commands(sub: Any) -> None:
     se.add_argument("--language", action="append", choices=("en", "zh"),
                     help="en and/or zh (default: both)")
     se.add_argument("--setting", action="append", metavar="S",
-                    help="none, structured, retrieval, both (default: all four)")
+                    help="none, structured, retrieval, both (default: all four); with "
+                         "--corpus: structured, notes, topics, topics+dense")
     pl = sub.add_parser(
         "eval-preload", help="count tool calls and tokens with and without preloading",
         description="Run the last turn of planted chats (returns, warranty questions, turns "
@@ -51,6 +60,10 @@ def add_commands(sub: Any) -> None:
     pl.add_argument("--chats", type=int, default=12, metavar="N", help="chats per language (12)")
     pl.add_argument("--language", action="append", choices=("en", "zh"),
                     help="en and/or zh (default: both)")
+    for parser in (ho, se):
+        parser.add_argument("--corpus", action="append", metavar="SPEC",
+                            help="a task-dialogue corpus: sgd|crosswoz[:tune|report][:N][@DIR] "
+                                 "(repeatable; default: the planted chats)")
     for parser in (ho, se, pl):
         parser.add_argument("--out", default="eval-results", metavar="DIR",
                             help="where the JSON result goes (default: eval-results/)")
@@ -86,8 +99,36 @@ async def run_command(args: argparse.Namespace, out: TextIO) -> int:
         raise CliError(str(exc)) from exc
 
 
+async def _corpus_handoffs(args: argparse.Namespace, out: TextIO) -> int:
+    from .dialogue_handoffs import MODES, score_dialogue_handoffs
+
+    tables = [await score_dialogue_handoffs(spec, args.mode or MODES) for spec in args.corpus]
+    for table in tables:
+        print(table.text(), file=out)
+    path = _save(args.out, "handoffs", {"command": "eval-handoffs",
+                                        "corpora": {t.corpus: t.rows() for t in tables}})
+    print(f"saved {path}", file=out)
+    return 0
+
+
+async def _corpus_sessions(args: argparse.Namespace, out: TextIO) -> int:
+    from .dialogue_sessions import SETTINGS, score_dialogue_sessions
+
+    scores = [await score_dialogue_sessions(spec, args.setting or SETTINGS)
+              for spec in args.corpus]
+    for score in scores:
+        print(score.text(), file=out)
+    path = _save(args.out, "sessions", {"command": "eval-sessions",
+                                        "corpora": {s.corpus: s.rows() for s in scores}})
+    print(f"saved {path}", file=out)
+    return 0
+
+
 async def _handoffs(args: argparse.Namespace, out: TextIO) -> int:
     from .handoff_eval import MODES, handoff_table, history_filter, score_handoffs
+
+    if args.corpus:
+        return await _corpus_handoffs(args, out)
     from .multi_issue import multi_issue_corpus
 
     modes = args.mode or list(MODES)
@@ -104,6 +145,8 @@ async def _handoffs(args: argparse.Namespace, out: TextIO) -> int:
 async def _sessions(args: argparse.Namespace, out: TextIO) -> int:
     from .sessions_eval import SETTINGS, memory_for, recall_table, score_recall, three_days_corpus
 
+    if args.corpus:
+        return await _corpus_sessions(args, out)
     settings = args.setting or list(SETTINGS)
     for setting in settings:
         if setting != "none":

@@ -3,7 +3,8 @@
 * :mod:`.filters`: handoff input filters for the SDK's ``handoff(..., input_filter=...)``:
   :class:`FullHistory`, :class:`TrimmedHistory`, :class:`HandoverSummary`,
   :class:`IssueHandover` (the current issue's history only, with the customer's facts);
-* :mod:`.issues`: which issue each turn of a multi-issue chat belongs to;
+* :mod:`.issues`: which issue each turn of a multi-issue chat belongs to; with a schema
+  (:mod:`.services`, :mod:`.service_split`), issues are the services a customer asks for;
 * :mod:`.human`: escalation to a person as an ordinary handoff (:func:`human_agent`);
 * :mod:`.team`: :func:`connect` agents by name, with a clear error for a missing one.
 """
@@ -32,6 +33,8 @@ from .human import (
     human_agent,
 )
 from .issues import CUSTOMER, DEVICE_WORDS, Issue, IssueSplit, devices_in, split_issues
+from .service_split import split_services
+from .services import Service, ServiceSchema, packaged_schema, service_schema
 from .team import UnknownAgentError, connect
 
 __all__ = [
@@ -51,6 +54,8 @@ __all__ = [
     "IssueFocus",
     "IssueHandover",
     "IssueSplit",
+    "Service",
+    "ServiceSchema",
     "TrimmedHistory",
     "UnknownAgentError",
     "connect",
@@ -59,7 +64,10 @@ __all__ = [
     "handoff_items",
     "handover_note",
     "human_agent",
+    "packaged_schema",
+    "service_schema",
     "split_issues",
+    "split_services",
     "summary_pair",
     "view_text",
 ]

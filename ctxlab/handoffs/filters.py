@@ -152,25 +152,67 @@ class HandoverSummary(HistoryFilter):
 
 
 class IssueHandover(HandoverSummary):
-    """A handover of the current issue only (see the module docstring)."""
+    """A handover of the current issue only (see the module docstring).
+
+    Args:
+        summarizer: summarizes the issue's older turns (default: extractive, offline).
+        schema: the services the deployment offers (SGD-style ``schema.json``, a
+            ``{service: [slots]}`` dict, a :class:`~ctxlab.handoffs.services.ServiceSchema`):
+            issues are then services found by the schema's words, not devices.
+        verbatim: how many of the issue's last turns are carried word for word (the rest
+            summarized); None: every turn of the issue when a schema is given (a service's
+            turns are few, and a summary drops values), else none.
+    """
 
     label = "per-issue"
 
+    def __init__(self, summarizer: Any = None, *, schema: Any = None,
+                 verbatim: int | None = None):
+        super().__init__(summarizer)
+        if verbatim is not None and (isinstance(verbatim, bool) or not isinstance(verbatim, int)
+                                     or verbatim < 0):
+            raise ValueError(f"verbatim must be an integer >= 0 or None, got {verbatim!r}")
+        if schema is not None:
+            from .services import service_schema
+
+            schema = service_schema(schema)
+        self.schema = schema
+        self.verbatim = verbatim
+
+    def split(self, items: Sequence[Mapping[str, Any]]) -> IssueSplit:
+        """The issues of ``items`` (by the schema when there is one)."""
+        return split_issues(items, schema=self.schema)
+
     async def view(self, before: list[Item], step: list[Item]) -> list[Item]:
-        split = split_issues(before)
+        split = self.split(before)
         issue = split.current
-        if issue is None:  # no device named yet: nothing to separate
+        if issue is None:  # no issue named yet: nothing to separate
             return await super().view(before, step)
         cut = _last_turn_start(before)
         current = before[cut:]
-        mine = split.items_of(issue.number, before=len(split.turn_issue))
-        if not mine:
-            return before[cut:] + step if not split.customer_items() else [
-                *summary_pair(await customer_note(split, issue.subject), _language(before)),
-                *current, *step]
-        body = await self.summary(list(mine))
-        note = await customer_note(split, issue.subject, body)
-        return [*summary_pair(note, _language(before)), *current, *step]
+        handover = await self.issue_items(split, issue.number, before=len(split.turn_issue))
+        return [*handover, *current, *step]
+
+    async def issue_items(self, split: IssueSplit, number: int, *,
+                          before: int | None = None) -> list[Item]:
+        """The handover of issue ``number`` (its turns before turn ``before``): a note
+        (heading, customer facts, summary of the older turns), then the last turns."""
+        issue = split.issue(number)
+        turns = [t for t in issue.turns if before is None or t < before]
+        keep = self.verbatim if self.verbatim is not None else (
+            len(turns) if self.schema is not None else 0)
+        older, recent = (turns[:-keep], turns[-keep:]) if keep else (turns, [])
+        body = await self.summary(split.turn_items(older)) if older else ""
+        language = _language(split.items)
+        if not turns and not split.customer_items():
+            return []
+        if issue.context:  # what "there" in the issue's first turn pointed to
+            zh = language == "zh"
+            body = "\n".join(p for p in (("客户此前提到：" if zh else "Earlier the customer "
+                                          "named: ") + "、".join(issue.context), body) if p)
+        note = await customer_note(split, issue.subject, body,
+                                   general_only=self.schema is not None)
+        return [*summary_pair(note, language), *split.turn_items(recent)]
 
 
 class IssueFocus:
@@ -211,16 +253,24 @@ class IssueFocus:
         return ModelInputData(input=view, instructions=data.model_data.instructions)
 
 
-async def customer_note(split: IssueSplit, subject: str, body: str = "") -> str:
-    """The handover text of one issue: a heading, the customer facts, the issue summary."""
+async def customer_note(split: IssueSplit, subject: str, body: str = "", *,
+                        general_only: bool = False) -> str:
+    """The handover text of one issue: a heading, the customer facts, the issue summary.
+    ``general_only``: standing requests only from the turns before any issue (in a task
+    conversation, "for 2 people at 7 pm" is a booking's value, not a standing request)."""
     from ..memory.state_memory import StateMemory
 
-    others = [i.subject for i in split.issues if i.subject != subject]
+    others = list(dict.fromkeys(i.subject for i in split.issues if i.subject != subject))
     zh = _language(split.items) == "zh"
     everything, before_issues = StateMemory(), StateMemory()
-    await everything.feed(list(split.items))  # contact details and standing requests hold
-    await before_issues.feed(split.customer_items())  # for every issue; promises only when
-    customer = _customer_text(everything.state, before_issues.state)  # made before any issue
+    # contact details and standing requests hold for every issue, from what the customer
+    # wrote (a hotel's phone number the agent read out is not theirs); promises only when
+    # made before any issue
+    await everything.feed([i for i in split.items if _customer_said(i)])
+    await before_issues.feed(split.customer_items())
+    if general_only:
+        everything.state.constraints = list(before_issues.state.constraints)
+    customer = _customer_text(everything.state, before_issues.state)
     if zh:
         head = f"交接单：{subject}的问题" + (f"（{'、'.join(others)}的问题另行处理，不在本单内）"
                                             if others else "")
@@ -229,6 +279,10 @@ async def customer_note(split: IssueSplit, subject: str, body: str = "") -> str:
             f" (the {', '.join(others)} issue{'s' if len(others) > 1 else ''} handled "
             "separately, left out here)" if others else "")
     return "\n".join(part for part in (head, customer, body) if part)
+
+
+def _customer_said(item: Mapping[str, Any]) -> bool:
+    return item.get("role") == "user" and item.get("type", "message") == "message"
 
 
 _CUSTOMER_WORDS = {

@@ -15,6 +15,9 @@ message: replies, tool calls and outputs) to an issue, by modest readable rules:
    turns resumes that issue;
 4. any other turn stays with the current issue.
 
+With a schema (``split_issues(items, schema=...)``), issues are services instead of
+devices: see :mod:`ctxlab.handoffs.service_split`.
+
 Turns before any device is named form issue 0 (greetings, the customer's email, standing
 requests): :class:`IssueSplit` treats it as the *customer* part, shared by every issue.
 """
@@ -74,11 +77,13 @@ def devices_in(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Issue:
-    """Issue ``number`` (1, 2, ...): its ``subject`` and the user turns (1-based) in it."""
+    """Issue ``number`` (1, 2, ...): its ``subject`` and the user turns (1-based) in it;
+    ``context``: what a back-reference in its first turn ("a hotel there") pointed to."""
 
     number: int
     subject: str
     turns: tuple[int, ...]
+    context: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -139,8 +144,17 @@ class IssueSplit:
         return self.turn_items([n + 1 for n, i in enumerate(self.turn_issue) if i == CUSTOMER])
 
 
-def split_issues(items: Sequence[Item]) -> IssueSplit:
-    """Assign each user turn of ``items`` to an issue (see the module docstring)."""
+def split_issues(items: Sequence[Item], schema: Any = None) -> IssueSplit:
+    """Assign each user turn of ``items`` to an issue (see the module docstring).
+
+    With ``schema`` (an SGD-style ``schema.json``, a ``{service: [slots]}`` dict or a
+    :class:`~ctxlab.handoffs.services.ServiceSchema`), the issues are the services the
+    customer asks for, found by the schema's words instead of device words
+    (:func:`~ctxlab.handoffs.service_split.split_services`)."""
+    if schema is not None:
+        from .service_split import split_services
+
+        return split_services(items, schema)
     seg = segment_turns(items)
     subjects: dict[str, int] = {}
     owners: dict[str, int] = {}  # identifier -> issue

@@ -4,7 +4,8 @@
 :class:`~ctxlab.RuleBasedStateExtractor` by default, an LLM one with a real model), and
 merges what the session established into the user's :class:`~ctxlab.longterm.UserMemory`:
 
-* profile fields: the session's values win;
+* profile fields: the session's values win, when the customer wrote them (what the agent
+  said about a venue or a third party is not the customer's profile);
 * preferences: the constraints still in force at the end of the session (a question is not
   one, nor a request said for this session only: "this time only", "只是这次"); a revision
   replaces the preference on the same topic (the rules of
@@ -59,27 +60,57 @@ async def session_state(items: Sequence[Item],
 
 
 async def consolidate(memory: UserMemory, items: Sequence[Item], *, session_id: str, at: str,
-                      extractor: StateExtractor | None = None) -> UserMemory:
-    """``memory`` with session ``session_id`` (its ``items``, ended at ``at``) written in."""
+                      extractor: StateExtractor | None = None, schema: Any = None
+                      ) -> UserMemory:
+    """``memory`` with session ``session_id`` (its ``items``, ended at ``at``) written in;
+    with ``schema``, the session's topics too (:mod:`ctxlab.longterm.topic_notes`)."""
     state = await session_state(items, extractor)
     new = memory.model_copy(deep=True)
     new.sessions = [s for s in new.sessions if s.session != session_id]
     new.notes = [n for n in new.notes if n.session != session_id]
     new.cases = [c for c in new.cases if c.session != session_id]
-    _merge_profile(new.profile, state.user)
+    said = [item_text(i) for i in items if is_user_message(i)]
+    found = state.user
+    if any(v and not customer_said(str(v), said) for v in found.model_dump().values()):
+        # the agent's words won a field (a hotel's email read out after the customer's own):
+        # read the customer's messages alone for it
+        found = (await session_state([i for i in items if is_user_message(i)], extractor)).user
+    _merge_profile(new.profile, found, said)
     _merge_statements(new, state, items, session_id, at)
     _merge_case(new, state, session_id, at)
     new.notes = (new.notes + notes_of(items, session_id, at))[-MAX_NOTES:]
+    new.topics = [t for t in new.topics if t.session != session_id]
+    if schema is not None:
+        from .topic_notes import MAX_TOPICS, topic_notes_of
+
+        new.topics = (new.topics + topic_notes_of(items, schema, session_id=session_id, at=at,
+                                                  language=state.language))[-MAX_TOPICS:]
     new.sessions.append(SessionEntry(session=session_id, at=at, turns=state.turn))
     new.language = state.language
     return new
 
 
-def _merge_profile(profile: UserProfile, found: UserProfile) -> None:
+def _merge_profile(profile: UserProfile, found: UserProfile, said: Sequence[str]) -> None:
+    """The session's profile values win, those the customer wrote only: a hotel's phone
+    number the agent read out is not the customer's phone."""
     for name in UserProfile.model_fields:
         value = getattr(found, name)
-        if value:
+        if value and customer_said(str(value), said):
             setattr(profile, name, value)
+
+
+def customer_said(value: str, said: Sequence[str]) -> bool:
+    """True when one of the customer's messages ``said`` contains ``value`` (case and, for
+    numbers, spacing and dashes aside)."""
+    needle = value.casefold().strip()
+    digits = "".join(ch for ch in needle if ch.isdigit())
+    for text in said:
+        folded = text.casefold()
+        if needle and needle in folded:
+            return True
+        if len(digits) >= 6 and digits in "".join(ch for ch in folded if ch.isdigit()):
+            return True
+    return False
 
 
 def _merge_statements(memory: UserMemory, state: SupportState, items: Sequence[Item],

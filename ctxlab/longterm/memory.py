@@ -69,11 +69,13 @@ class Recollection:
     in_force: str = ""
     #: When the newest session in memory was written ("" when none was).
     as_of: str = ""
+    #: The topics the message asks about (with a schema: :mod:`ctxlab.longterm.topic_notes`).
+    topics: str = ""
 
     def text(self) -> str:
-        """The structured part, the notes in force, then the recalled notes ("" for an
-        unknown user)."""
-        parts = [self.structured, self.in_force,
+        """The structured part, the notes in force, the topics asked about, then the
+        recalled notes ("" for an unknown user)."""
+        parts = [self.structured, self.in_force, self.topics,
                  render_notes([n for n, _ in self.notes], self.language)]
         return "\n".join(p for p in parts if p)
 
@@ -117,12 +119,19 @@ class LongTermMemory:
         notes: the user's session and durable notes (:class:`~ctxlab.longterm.MemoryNotes`,
             best on the same record store); recall shows those in force in the run's
             session (``UserContext(user, session_id=...)``).
+        schema: the services (topics) the deployment offers (SGD-style ``schema.json``, a
+            ``{service: [slots]}`` dict, a ``ServiceSchema``): sessions are then kept topic by
+            topic, and recall shows the topic a message asks about.
+        dense: a dense model name (``"multilingual"``) or encoder that finds the topic by
+            meaning when the question names neither a service nor a slot (default: BM25).
+        topics_k: at most this many topics are recalled per message.
     """
 
     def __init__(self, records: RecordStore | str = "memory", *,
                  extractor: StateExtractor | None = None, notes_k: int = 3,
                  threshold: float = 0.3, clock: Callable[[], str] = _today,
-                 structured: bool = True, notes: MemoryNotes | None = None):
+                 structured: bool = True, notes: MemoryNotes | None = None,
+                 schema: Any = None, dense: Any = None, topics_k: int = 3):
         if isinstance(notes_k, bool) or not isinstance(notes_k, int) or notes_k < 0:
             raise ValueError(f"notes_k must be an integer >= 0, got {notes_k!r}")
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not (
@@ -137,6 +146,13 @@ class LongTermMemory:
         if notes is not None and not isinstance(notes, MemoryNotes):
             raise TypeError(f"notes must be a MemoryNotes or None, got {type(notes).__name__}")
         self.notes = notes
+        if schema is not None:
+            from ..handoffs.services import service_schema
+
+            schema = service_schema(schema)
+        self.schema = schema
+        self.dense = dense
+        self.topics_k = topics_k
         self._pending: dict[str, set[asyncio.Task[Any]]] = {}
         #: Errors of background writes (a failed write is logged here, never raised into a
         #: reply): (user id, session id, error).
@@ -185,7 +201,17 @@ class LongTermMemory:
         as_of = memory.sessions[-1].at if memory.sessions else ""
         return Recollection(user_id, True,
                             render_structured(memory) if self.structured else "",
-                            tuple(self._search(memory.notes, query)), language, noted, as_of)
+                            tuple(self._search(memory.notes, query)), language, noted,
+                            as_of=as_of, topics=self._topics(memory, query))
+
+    def _topics(self, memory: UserMemory, query: str) -> str:
+        if self.schema is None or not memory.topics:
+            return ""
+        from .topic_notes import find_topics, render_topics
+
+        found = find_topics(memory.topics, query, self.schema, k=self.topics_k,
+                            dense=self.dense)
+        return render_topics(found, query, self.schema, memory.language)
 
     def _search(self, notes: Sequence[Note], query: str) -> list[tuple[Note, float]]:
         if not query.strip() or not notes or not self.notes_k:
@@ -231,7 +257,7 @@ class LongTermMemory:
                    else UserMemory(user_id=user_id))
             for items, sid, at in sessions:
                 new = await consolidate(new, items, session_id=sid, at=at,
-                                        extractor=self.extractor)
+                                        extractor=self.extractor, schema=self.schema)
             try:
                 await self.records.put(user_id, MEMORY_KEY, new.model_dump(mode="json"),
                                        expected_version=found.version,

@@ -11,6 +11,8 @@ session log:
   Friday"); a later session that reports one done removes it;
 * ``cases``: the devices and cases of earlier sessions (model, serial, ticket, RMA, order,
   error codes, status), one per serial (or ticket);
+* ``topics``: with a schema, each session's topics (services, domains) whole, each
+  sentence labelled with who said it;
 * ``notes``: what the customer said, sentence by sentence, for retrieval of the long tail
   ("I dropped it off at the FixIt shop on Park Row"), with session and time;
 * ``sessions``: which sessions were written, when, and how many turns they had.
@@ -83,6 +85,18 @@ class Note(BaseModel):
         return f"{self.session}:{self.turn}:{digest}"
 
 
+class TopicNote(BaseModel):
+    """One topic of a session (a service, a domain: ``Restaurants``, ``酒店``) with its
+    sentences, each labelled with who said it (:mod:`ctxlab.longterm.topic_notes`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    topic: str
+    lines: list[str]
+    session: str
+    at: str
+
+
 class SessionEntry(BaseModel):
     """A session that was written to long-term memory."""
 
@@ -104,6 +118,7 @@ class UserMemory(BaseModel):
     commitments: list[Remembered] = Field(default_factory=list)
     cases: list[Case] = Field(default_factory=list)
     notes: list[Note] = Field(default_factory=list)
+    topics: list[TopicNote] = Field(default_factory=list)
     sessions: list[SessionEntry] = Field(default_factory=list)
     language: Language = "en"
 

@@ -48,7 +48,9 @@ def _symptom(key: str, title: str, pattern: str, steps: list[str], question: str
                    instead_of)
 
 
-_HTTP = r"(?<![\w.:/-])(?:400|401|403|404|408|429|500|502|503|504)(?![\w-]|[.,:]\d)"
+#: A web error code, not an amount ("send 1,400 bucks", "$500", "500 dollars").
+_HTTP = (r"(?<![\w.:/$-])(?<!\d,)(?:400|401|403|404|408|429|500|502|503|504)(?![\w-]|[.,:]\d)"
+         r"(?!\s*(?:bucks|dollars|usd|eur|euros|pounds)\b)")
 
 #: The playbook, most specific entries first (ties in position go to the earlier entry).
 PLAYBOOK: tuple[Symptom, ...] = (
@@ -486,6 +488,29 @@ _CODE_ZH = re.compile(
 )
 
 
+#: A facility a customer may ask for ("a hotel that provides wifi", 提供wifi的酒店): named
+#: alone, it is a request, not a fault.
+_FACILITY = re.compile(r"^(?:wi-?fi|vpn|无线网)$", re.IGNORECASE)
+#: Words that make a facility a fault ("the wifi keeps dropping", 无线网连不上).
+_TROUBLE = re.compile(
+    r"\b(?:can'?t|cannot|won'?t|doesn'?t|does\s+not|isn'?t|is\s+not|not|no|keeps?|drops?|"
+    r"dropping|dropped|lost|down|slow|flaky|unstable|intermittent|weak|broken|stopped|issues?|"
+    r"problems?|trouble|errors?|fails?|failing|disconnect\w*)\b"
+    r"|连不上|断|不了|不能|不稳|掉|坏|问题|故障|很慢|太慢|没法|无法|没有?网|用不了", re.IGNORECASE)
+
+
+def names_facility_only(text: str, matched: str) -> bool:
+    """True when ``matched`` (a playbook match in ``text``) is a facility named without any
+    trouble: "a hotel that provides wifi" asks for wifi, it reports no fault."""
+    return bool(_FACILITY.match(matched.strip())) and not _TROUBLE.search(text)
+
+
+def reports_fault(text: str, language: Language | None = None) -> bool:
+    """True when ``text`` reports a fault the playbook knows (a request for a hotel with
+    wifi, 提供wifi的酒店, does not)."""
+    return bool(match_symptoms(text, language))
+
+
 @dataclass(frozen=True)
 class SymptomMatch:
     """A symptom found in a message, where it starts, and the error code it names."""
@@ -518,7 +543,7 @@ def match_symptoms(text: str, language: Language | None = None) -> list[SymptomM
     found: list[tuple[int, int, SymptomMatch]] = []
     for rank, symptom in enumerate(playbook):
         match = symptom.pattern.search(text)
-        if match is None:
+        if match is None or names_facility_only(text, match.group(0)):
             continue
         code = ""
         if symptom.key in ("http_error", "error_code"):

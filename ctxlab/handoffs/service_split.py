@@ -1,0 +1,221 @@
+"""Which service (topic) each turn of a task conversation belongs to, by a schema.
+
+:func:`split_services` is :func:`~ctxlab.handoffs.issues.split_issues` with a schema
+(:class:`~ctxlab.handoffs.services.ServiceSchema`): the issues are the services a customer
+asks for (a table, then a taxi to it; 酒店, then 出租), not devices. Per user turn, by its
+text only:
+
+1. a turn whose cue words point to a service (:meth:`ServiceSchema.cues_in`, at least
+   ``threshold``) opens an issue about it, or resumes the open issue of that service. The
+   most cue weight decides; the current service's slot words count for it ("three bed
+   rooms" in an apartment search); a tie goes to the service named last ("the hotel will
+   work; can you check the weather there?": the weather). Asking for one more of a service
+   whose issue is under way ("再推荐一个景点") opens a second issue of it;
+2. a short yes to the agent's offer ("Yes, please." after "Shall I book a taxi?") takes
+   the service the offer named;
+3. a turn that names a value first said in another open issue's turns (a restaurant's
+   name) resumes that issue when no cue decides;
+4. any other turn stays with the current issue: "What's their phone number?" names a
+   slot, not a service;
+5. a goodbye that asks nothing ("That's all I need", "就这些"), or a thank-you that also
+   names no service ("Thanks a lot!", "好的，谢谢"), closes every issue: the same service
+   asked for afterwards is a new issue (another day, another booking). Turns after it
+   that name no service wait for the next issue ("I'm looking for a place in Concord"
+   before "an apartment" is said); slot words alone may place them ("four seats next
+   friday toronto": a flight).
+
+A turn that opens an issue with a back-reference ("a hotel there", "附近的酒店"), or a
+second service while another is open, records what it points to (:attr:`Issue.context`:
+the place the customer named last, or in Chinese their previous sentence) for the issue's
+handover note.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.items import is_user_message, item_text
+from ..core.turns import segment_turns
+from .issues import CUSTOMER, Issue, IssueSplit
+from .services import ServiceSchema, service_schema
+
+Item = Mapping[str, Any]
+
+#: Goodbyes: the conversation (a day's session) ends here.
+CLOSING = re.compile(
+    r"\b(?:that'?s\s+(?:all|it|everything)|that\s+is\s+(?:all|it|what\s+i)|that\s+will\s+be|"
+    r"that\s+would\s+be\s+all|that'?ll\s+be\s+all|nothing(?:\s+else)?|nope|"
+    r"not\s+(?:at\s+this\s+time|for\s+now|right\s+now|for\s+anything)|no\s+more|"
+    r"(?:don'?t|do\s+not)\s+(?:need|have)\s+any|i'?m\s+(?:done|good)|all\s+set|"
+    r"go(?:ing)?\s+now|hold\s+off|everything\s+i\s+need|for\s+the\s+time\s+being|thanks?\b|thank\s+you|appreciate|(?:good)?bye|so\s+long|take\s+care)"
+    r"|就这些|没有了|没别的|没其他|再见|拜拜|谢谢|感谢|多谢|没问题了|没有问题|没什么了",
+    re.IGNORECASE)
+#: Goodbyes that end the conversation even when they name a service ("No, I don't want to
+#: reserve a room now. That's all I need.").
+GOODBYE = re.compile(r"\b(?:that'?s\s+all|that\s+is\s+all|that\s+will\s+be\s+all|"
+                     r"that'?ll\s+be\s+all|i'?m\s+(?:done|good\s+to\s+go)|all\s+set|"
+                     r"(?:good)?bye)\b|就这些|再见|拜拜|没有问题了|没问题了", re.IGNORECASE)
+#: A short yes to what the agent just offered.
+AFFIRM = re.compile(r"^\W*(?:yes|yeah|yep|sure|ok(?:ay)?|please\s+do|sounds\s+good|"
+                    r"that\s+(?:would|sounds)|好的|好啊|好|可以|行|嗯|要|需要)", re.IGNORECASE)
+#: Asking for one more of a service ("再给我推荐一个景点"): a new sub-goal, not an alternative.
+ANOTHER = re.compile(r"(?:推荐|找)(?:一个|一家|一下|个|家)|想去(?:一个|一家)")
+#: Words that refer back to the turn before ("a hotel there", "在那附近"): the issue they
+#: open starts with that turn too.
+BACKREF = re.compile(r"\b(?:there|that\s+(?:area|city|place|day|date)|same|around\s+there)\b"
+                     r"|那里|那儿|那边|附近|周边|这附近|同一", re.IGNORECASE)
+#: Values that tie a later turn back to an issue: capitalised names, CJK names, numbers.
+_NAME = re.compile(r"(?:[A-Z][\w'&.-]+(?:\s+(?:[A-Z][\w'&.-]*|of|the|de|and|&))*"
+                   r"\s+[A-Z][\w'&.-]+)|[\u4e00-\u9fff][\u4e00-\u9fff（）()A-Za-z0-9]{3,11}")
+#: Capitalised words that start sentences rather than names ("Can I", "Yes Please").
+_STARTERS = frozenset("""I Can Could Would Will What Where When Which Who How Yes No Please
+Thanks Thank The That This Is Are Do Does Did Okay Ok Sure Great Hi Hello Also And But So
+Find Book Search Let Get Make Reserve Tell Give Show""".split())  # noqa: SIM905
+
+
+def places_in(text: str) -> list[str]:
+    """Names a back-reference may point to: capitalised words and names that do not
+    start a sentence."""
+    words = re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][A-Za-z]+(?:,?\s+[A-Z][A-Za-z]+)*", text)
+    return [w for w in words if w.split()[0] not in _STARTERS]
+
+
+def names_in(text: str) -> list[str]:
+    """Names and values a turn may share with an earlier issue's turns."""
+    return [v.strip() for v in _NAME.findall(text) if v.split()[0] not in _STARTERS]
+
+
+@dataclass
+class _State:
+    issues: list[tuple[str, list[int]]] = field(default_factory=list)  # (service, turns)
+    open: dict[str, int] = field(default_factory=dict)  # service -> open issue
+    owners: dict[str, int] = field(default_factory=dict)  # value -> issue first said in
+    current: int = CUSTOMER
+    closed: bool = False
+    pending: list[int] = field(default_factory=list)  # turns waiting for their issue
+    context: dict[int, tuple[str, ...]] = field(default_factory=dict)  # issue -> back-refs
+    said: list[str] = field(default_factory=list)  # the customer's turns so far
+
+
+def split_services(items: Sequence[Item], schema: Any, *,
+                   threshold: float = 0.5) -> IssueSplit:
+    """Assign each user turn of ``items`` to a service issue (see the module docstring)."""
+    schema = service_schema(schema)
+    seg = segment_turns(items)
+    state = _State()
+    assignment = []
+    previous_reply = ""
+    for turn in seg.turns:
+        first = items[turn.start]
+        text = item_text(first) if is_user_message(first) else ""
+        waiting = state.current == CUSTOMER or state.closed
+        before = len(state.issues), state.current
+        _assign(state, schema, text, previous_reply, threshold)
+        if (len(state.issues), state.current) != before and state.pending:
+            for number in state.pending:  # "I need a place in Concord." before the cue
+                _move(state, assignment, number, state.current)
+            state.pending.clear()
+        assignment.append(state.current)
+        if waiting and (len(state.issues), state.current) == before:
+            state.pending.append(turn.number)
+        if state.current != CUSTOMER:
+            _record(state, items, turn, text, opened=len(state.issues) > before[0])
+        state.said.append(text)
+        replies = [item_text(items[i]) for i in turn.indices[1:]
+                   if items[i].get("role") == "assistant"]
+        previous_reply = replies[-1] if replies else ""
+        if _closing(text, schema):
+            state.open.clear()
+            state.closed = True
+    issues = tuple(Issue(n + 1, service, tuple(sorted(set(turns))),
+                         state.context.get(n + 1, ()))
+                   for n, (service, turns) in enumerate(state.issues))
+    return IssueSplit(tuple(items), tuple(assignment), issues)
+
+
+def _record(state: _State, items: Sequence[Item], turn: Any, text: str, *,
+            opened: bool) -> None:
+    """Turn ``turn`` joins the current issue; the names it holds are remembered."""
+    state.issues[state.current - 1][1].append(turn.number)
+    back = BACKREF.search(text) is not None
+    if opened and turn.number > 1 and (back or len(state.open) > 1):
+        # a second service of the same day ("an apartment there", "also a hotel") is
+        # usually where the first one is: the place the customer named last
+        places = [p for said in state.said[-4:] for p in places_in(said)]
+        if places:
+            state.context[state.current] = (places[-1],)
+        elif back and state.said:  # "附近有什么酒店": what the customer said just before
+            state.context[state.current] = (state.said[-1],)
+    for index in turn.indices:
+        for value in names_in(item_text(items[index])):
+            state.owners.setdefault(value, state.current)
+
+
+def _closing(text: str, schema: ServiceSchema) -> bool:
+    """A goodbye ("that's all I need"), or a thank-you that names no service, asking
+    nothing."""
+    if re.search(r"[?？]", text) or not CLOSING.search(text):
+        return False
+    return bool(GOODBYE.search(text)) or not schema.scores(text)
+
+
+def _move(state: _State, assignment: list[int], number: int, to: int) -> None:
+    """Turn ``number`` (1-based) joins issue ``to``."""
+    was = assignment[number - 1]
+    if was != CUSTOMER:
+        state.issues[was - 1][1].remove(number)
+    assignment[number - 1] = to
+    state.issues[to - 1][1].append(number)
+
+
+def _service(state: _State) -> str | None:
+    return state.issues[state.current - 1][0] if state.current != CUSTOMER else None
+
+
+def _cues(state: _State, schema: ServiceSchema, text: str, offer: str
+          ) -> tuple[dict[str, tuple[float, int]], str | None]:
+    """The turn's cue weights per service (see the module docstring) and the current
+    service (None after a goodbye)."""
+    cues = dict(schema.cues_in(text))
+    if not cues and AFFIRM.match(text) and len(text) < 60 and not CLOSING.search(text):
+        cues = dict(schema.cues_in(offer))
+    current = _service(state) if not state.closed else None
+    slots = schema.slot_scores(text)
+    if current is not None and cues and slots.get(current):  # "three bed rooms" (Homes)
+        score, _at = cues.get(current, (0.0, -1))
+        cues[current] = (score + slots[current], len(text) + 1)  # a tie stays with it
+    if not cues and current is None:  # "four seats next friday toronto" before any service
+        cues = {s: (v, 0) for s, v in slots.items() if v >= 1.0}
+    return cues, current
+
+
+def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
+            threshold: float) -> None:
+    cues, current = _cues(state, schema, text, offer)
+    chosen = _choose(cues, current, threshold)
+    if chosen is None:
+        owner = next((state.owners[v] for v in names_in(text) if v in state.owners), None)
+        if owner is not None and not state.closed and state.issues[owner - 1][0] in state.open:
+            state.current = owner
+        return
+    again = (chosen in state.open and ANOTHER.search(text) is not None
+             and len(state.issues[state.open[chosen] - 1][1]) >= 2)
+    if chosen in state.open and not again:
+        state.current = state.open[chosen]
+    else:
+        state.issues.append((chosen, []))
+        state.current = state.open[chosen] = len(state.issues)
+    state.closed = False
+
+
+def _choose(cues: Mapping[str, tuple[float, int]], current: str | None,
+            threshold: float) -> str | None:
+    """The service a turn is about (None: no cue decides): the most cue weight, a tie to
+    the one named last."""
+    strong = {s: v for s, v in cues.items() if v[0] >= threshold}
+    if not strong:
+        return None
+    return max(strong, key=lambda s: (strong[s][0], strong[s][1]))

@@ -1,0 +1,117 @@
+"""Issues by a schema: services and domains instead of device words (issue 30), and the
+per-service handover that keeps another issue's values out."""
+
+from __future__ import annotations
+
+import pytest
+
+from ctxlab.eval.dialogue_handoffs import score_view
+from ctxlab.handoffs import (
+    IssueHandover,
+    packaged_schema,
+    service_schema,
+    split_issues,
+    view_text,
+)
+from ctxlab.handoffs.issues import IssueSplit
+
+from conftest import arun, assistant, user
+
+SGD = packaged_schema("sgd")
+ZH = packaged_schema("crosswoz")
+
+
+def _chat() -> list[dict]:
+    return [user("I want to book a table at Sino in San Jose for 2 people."),
+            assistant("Booked: Sino, San Jose, 2 people, 11:30 am."),
+            user("Great. What's their phone number?"),
+            assistant("Their phone number is 408-247-8880."),
+            user("I also need a taxi to get there, for 3 people."),
+            assistant("Your cab to Sino for 3 people is on its way."),
+            user("Thanks.")]
+
+
+def test_phone_number_is_a_slot_not_a_phone_issue():
+    split = split_issues(_chat(), schema=SGD)
+    assert [i.subject for i in split.issues] == ["Restaurants", "RideSharing"]
+    assert split.turn_issue == (1, 1, 2, 2)
+    # the device-word rules (the planted chats') read "phone" as a device: the first edition
+    assert [i.subject for i in split_issues(_chat()).issues] == ["phone"]
+
+
+def test_chinese_domains_and_slots_that_name_another_domain():
+    items = [user("帮我找一个门票免费的景点。"), assistant("推荐您去天安门广场。"),
+             user("这个景点周边有哪些餐馆？"), assistant("周边有全聚德(前门店)。"),
+             user("吃完饭我想找一家提供wifi的酒店住下。"),
+             assistant("推荐北京饭店，电话65137766。"),
+             user("好的，谢谢。")]
+    split = split_issues(items, schema=ZH)
+    assert [i.subject for i in split.issues] == ["景点", "酒店"]
+    assert split.turn_issue == (1, 1, 2, 2)
+
+
+def test_a_goodbye_closes_the_day_and_the_same_service_is_a_new_issue():
+    items = [user("Find me a restaurant in Napa."), assistant("Bistro Don Giovanni?"),
+             user("Yes. That's all, thanks."), assistant("Enjoy!"),
+             user("I need a restaurant in Fremont for tomorrow."), assistant("Vic's Grill?")]
+    split = split_issues(items, schema=SGD)
+    assert [(i.subject, i.turns) for i in split.issues] == [("Restaurants", (1, 2)),
+                                                           ("Restaurants", (3,))]
+
+
+def test_schema_forms_and_bad_schemas():
+    plain = service_schema({"Plumbing": ["address", "visit_date"], "Cleaning": ["rooms"]})
+    split = split_issues([user("My plumbing leaks, can you send someone?"), assistant("Yes."),
+                          user("What address should they come to?"), assistant("Yours."),
+                          user("Also book a cleaning for the 3 rooms.")],
+                         schema=plain)
+    assert [i.subject for i in split.issues] == ["Plumbing", "Cleaning"]
+    with pytest.raises(ValueError, match="service_name"):
+        service_schema([{"name": "no service name"}])
+    with pytest.raises(ValueError, match="at least one service"):
+        service_schema([])
+
+
+class LeakyHandover(IssueHandover):
+    """Broken on purpose: the issue's turns plus the conversation's last turn, whatever
+    issue it belongs to (a 'recent context' shortcut)."""
+
+    async def issue_items(self, split: IssueSplit, number: int, *,
+                          before: int | None = None) -> list[dict]:
+        mine = await super().issue_items(split, number, before=before)
+        return mine + [dict(i) for i in split.items[-2:]]
+
+
+@pytest.mark.parametrize("handover, leaks", [(IssueHandover(schema=SGD), False),
+                                             (LeakyHandover(schema=SGD), True)])
+def test_the_score_catches_a_handover_that_leaks_another_issues_value(handover, leaks):
+    from ctxlab.course.corpora.dialogues import SlotFact
+
+    def fact(topic: str, slot: str, value: str) -> SlotFact:
+        return SlotFact("d", topic, slot, value, (value,), (), "user", 0)
+
+    items = _chat()[:-1]
+    facts = {(0, "Restaurants_2"): [fact("Restaurants_2", "restaurant_name", "Sino"),
+                                    fact("Restaurants_2", "party_size", "2")],
+             (0, "RideSharing_1"): [fact("RideSharing_1", "number_of_riders", "3")]}
+    split = handover.split(items)
+    view = arun(handover.issue_items(split, split.issues[0].number))
+    missing, leaked, stale = score_view(view_text(view), (0, "Restaurants_2"), facts,
+                                        view_text(split.items_of(1)), "en")
+    assert not missing and not stale
+    assert bool(leaked) is leaks
+    assert "408-247-8880" in view_text(view)  # the slot answer stays with its issue
+
+
+def test_the_handover_note_takes_customer_facts_from_the_customer_only():
+    items = [user("Hi, I want a hotel in Leeds."),
+             assistant("The Queens Hotel, phone 0113 243 1323, email info@queens.example."),
+             user("Book it please."), assistant("Done.")]
+    from ctxlab.memory.state_memory import StateMemory
+
+    everything = StateMemory()
+    arun(everything.feed(items))
+    assert everything.state.user.email == "info@queens.example"  # what the check guards
+    view = arun(IssueHandover(schema=SGD).view([*items, user("Pass me on, please.")], []))
+    note = view[1]["content"]
+    assert "queens.example" not in note and "243 1323" not in note
