@@ -54,6 +54,7 @@ from ..core.checks import check_int
 from ..core.items import content_text
 from ..core.memory_frame import is_memory_block, with_memory_notice
 from ..core.tokens import TokenCounter
+from ..facts.instructions import flag_text
 from ..facts.language import language_of
 from ..summarizers.base import SUMMARY_SHADOW_PROMPT
 from .assemble import assemble_call, labelled_items
@@ -108,8 +109,8 @@ def _as_items(value: Any, label: str) -> list[Item]:
 
 def summary_pair(text: str, prompt: str = SUMMARY_SHADOW_PROMPT) -> list[dict[str, Any]]:
     """A summary as the user -> assistant pair a summarizing session shows (plain-text
-    messages: the form both SDK model classes accept)."""
-    return [{"role": "user", "content": prompt}, {"role": "assistant", "content": text}]
+    messages: the form both SDK model classes accept), its instruction-like lines flagged."""
+    return [{"role": "user", "content": prompt}, {"role": "assistant", "content": flag_text(text)}]
 
 
 async def agent_tools(agent: Any, context: Any = None) -> list[Any]:

@@ -37,6 +37,7 @@ from typing import Any
 from ..core.items import item_text, model_safe
 from ..core.turns import segment_turns
 from ..core.validate import repair, validate_items
+from ..facts.instructions import flag_text
 from ..memory.state import SupportState
 from ..summarizers.base import call_summarizer
 from ..summarizers.extractive import ExtractiveSummarizer
@@ -313,9 +314,11 @@ def _customer_text(state: SupportState, general: SupportState) -> str:
 
 def summary_pair(text: str, language: str = "en") -> list[Item]:
     """The handover as a plain user line and a plain assistant message (both SDK model
-    classes accept this form without item ids)."""
+    classes accept this form without item ids); its instruction-like lines flagged (what a
+    customer or tool said stays quoted in the summary's assistant voice)."""
     prompt = HANDOVER_PROMPT_ZH if language == "zh" else HANDOVER_PROMPT
-    return [{"role": "user", "content": prompt}, {"role": "assistant", "content": text}]
+    return [{"role": "user", "content": prompt},
+            {"role": "assistant", "content": flag_text(text)}]
 
 
 def view_text(view: Sequence[Mapping[str, Any]]) -> str:

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..context.sources import context_message
 from ..core.memory_frame import with_memory_notice
+from ..facts.instructions import flag_line
 from ..facts.language import language_of
 from ..memory.extract import RuleBasedStateExtractor
 from ..memory.render import render_state
@@ -65,6 +66,9 @@ async def hub_message(hub: MemoryHub, user_id: str) -> dict[str, Any] | None:
         return None
     text = render_state(snapshot.state, width=None)  # one line per entry, as a model reads
     language = language_of(text)
+    if snapshot.flagged:  # flagged when written: flagged when shown, whatever the detector
+        text = "\n".join(flag_line(line, language, flagged=any(
+            entry in line for entry in snapshot.flagged)) for line in text.split("\n"))
     who = ", ".join(dict.fromkeys(agent for agent, _ in snapshot.writers)) or "-"
     source = _SOURCE.get(language, _SOURCE["en"]).format(v=snapshot.version, who=who)
     return context_message(text, source=source, language=language)

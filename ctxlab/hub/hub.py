@@ -15,6 +15,12 @@ computed from a state someone else has changed since is refused instead of overw
 * :meth:`MemoryHub.update` is what agents use: read, apply a change, write; on a lost race
   read the newer state and apply the same change to it again, so both agents' changes are
   kept.
+
+What an agent records quotes customers and tools. A write marks the state's entries that read
+like an instruction to the assistant (:mod:`ctxlab.facts.instructions`): the stored record
+carries them under ``"flagged"`` (:attr:`HubSnapshot.flagged`), so a reader sees the flag in
+the store itself and :func:`~ctxlab.hub.agents.hub_message` shows them flagged whatever the
+detector says later.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..facts.instructions import looks_like_instruction
 from ..memory.state import StatePatch, SupportState
 from ..records import (
     RecordConflictError,
@@ -51,13 +58,15 @@ class HubConflictError(RecordConflictError):
 @dataclass(frozen=True)
 class HubSnapshot:
     """A user's shared state as read: the state, its version (the CAS token, 0 while
-    nothing is stored), the namespace epoch, and the last writers (agent, version)."""
+    nothing is stored), the namespace epoch, the last writers (agent, version), and the
+    state's entries flagged when they were written (they read like instructions)."""
 
     user_id: str
     version: int
     state: SupportState
     epoch: int = 0
     writers: tuple[tuple[str, int], ...] = field(default_factory=tuple)
+    flagged: tuple[str, ...] = ()
 
     @property
     def updated_by(self) -> str | None:
@@ -92,7 +101,8 @@ class MemoryHub:
         if found.data is None:
             return HubSnapshot(user_id, 0, SupportState(), found.epoch)
         return HubSnapshot(user_id, found.version, SupportState.model_validate(
-            found.data["state"]), found.epoch, _writers(found.data))
+            found.data["state"]), found.epoch, _writers(found.data),
+            tuple(str(line) for line in found.data.get("flagged", [])))
 
     async def write(self, user_id: str, state: SupportState, *, expected_version: int,
                     agent: str) -> HubSnapshot:
@@ -105,7 +115,9 @@ class MemoryHub:
         agent = _check_agent(agent)
         current = await self.records.get(check_user_id(user_id), HUB_KEY)
         writers = [*_writers(current.data or {}), (agent, current.version + 1)][-LOG_LENGTH:]
-        data = {"state": state.model_dump(mode="json"), "writers": [list(w) for w in writers]}
+        flagged = instruction_lines(state)
+        data = {"state": state.model_dump(mode="json"), "writers": [list(w) for w in writers],
+                "flagged": list(flagged)}
         try:
             stored = await self.records.put(user_id, HUB_KEY, data,
                                             expected_version=expected_version)
@@ -118,7 +130,8 @@ class MemoryHub:
                 namespace=user_id, key=HUB_KEY, expected=exc.expected, actual=exc.actual,
             ) from None
         writers[-1] = (agent, stored.version)
-        return HubSnapshot(user_id, stored.version, state, stored.epoch, tuple(writers))
+        return HubSnapshot(user_id, stored.version, state, stored.epoch, tuple(writers),
+                           flagged)
 
     async def update(self, user_id: str, change: Change, *, agent: str) -> HubSnapshot:
         """Read the user's state, apply ``change`` to a copy, write it with compare-and-swap;
@@ -181,6 +194,26 @@ class MemoryHub:
 
     async def aclose(self) -> None:
         await self.records.aclose()
+
+
+def instruction_lines(state: SupportState) -> tuple[str, ...]:
+    """The entries of ``state`` (each text it holds: a milestone, a constraint, a value)
+    that read like an instruction to the assistant, in the order the state holds them."""
+    found: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            if value not in found and looks_like_instruction(value):
+                found.append(value)
+        elif isinstance(value, Mapping):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list | tuple):
+            for item in value:
+                walk(item)
+
+    walk(state.model_dump(mode="json"))
+    return tuple(found)
 
 
 def _check_agent(agent: Any) -> str:

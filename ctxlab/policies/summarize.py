@@ -42,6 +42,7 @@ from typing import Any
 
 from ..core.checks import check_int, check_optional_int
 from ..core.ledger import DROPPED, PENDING, SUMMARIZED, ItemState
+from ..facts.instructions import flag_text
 from .base import PREAMBLE_DROPPED, LogView, Synthetic, Window, preamble, synthetic
 from .spec import Invariants, PlotHints, PropertyHints, StrategySpec, log_scale, whole_number
 
@@ -305,7 +306,10 @@ def summary_slots(log: LogView, summary: SummaryRecord | None) -> list[Synthetic
     """The summary as the user -> assistant pair the model is shown.
 
     Both halves are plain ``{"role": ..., "content": "text"}`` messages: the form both the
-    Responses API and the SDK's Chat Completions converter accept without an item id.
+    Responses API and the SDK's Chat Completions converter accept without an item id. The
+    summary's instruction-like lines (a customer's "ignore your previous instructions"
+    folded into it) are flagged (:func:`~ctxlab.facts.instructions.flag_text`): said in the
+    assistant's voice, they still read as quoted, never as orders.
     """
     if summary is None:
         return []
@@ -314,7 +318,7 @@ def summary_slots(log: LogView, summary: SummaryRecord | None) -> list[Synthetic
         synthetic(log, {"role": "user", "content": summary.shadow}, SUMMARY_PROMPT_KIND,
                   f"synthetic request for the summary of {turns}", covers=summary.items,
                   meta={"metadata": summary.metadata("history_summary_prompt")}),
-        synthetic(log, {"role": "assistant", "content": summary.text}, SUMMARY_KIND,
+        synthetic(log, {"role": "assistant", "content": flag_text(summary.text)}, SUMMARY_KIND,
                   f"summary of {turns} by {summary.summarizer}", covers=summary.items,
                   meta={"metadata": summary.metadata("history_summary")}),
     ]

@@ -36,6 +36,7 @@ from ..core.items import item_text, model_safe
 from ..core.rawlog import RawLog
 from ..core.tokens import ITEM_OVERHEAD_TOKENS, TokenCounter, get_token_counter
 from ..facts.identifiers import identifier_values, missing_from
+from ..facts.instructions import flag_text
 from ..policies.fold_input import fit_item, next_chunk
 from ..policies.summarize import (
     FoldPlan,
@@ -176,7 +177,8 @@ def next_request(job: FoldJob, answers: Sequence[SummaryResult], *, who: str = "
     state = previous.state if previous else None
     start = 0
     for number in range(len(answers) + 1):
-        pair = ([{"role": "user", "content": shadow}, {"role": "assistant", "content": text}]
+        pair = ([{"role": "user", "content": shadow}, {"role": "assistant",
+                                                          "content": flag_text(text)}]
                 if text is not None else [])
         if number == len(answers):
             if number and start >= len(job.items):
