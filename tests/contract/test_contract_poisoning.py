@@ -10,8 +10,9 @@ received is audited: no attempt is inside the instructions or a system or develo
 each reaches the model as quoted data (a user message under the memory heading) and flagged.
 
 The guard is tried by breaking it (``broken``): memory injected as a system message (what
-ctxlab did before), a detector that flags nothing, a frame dropped, the hub's state put back
-into the agent's instructions. The same audit catches each one. The same audit runs on one
+ctxlab did before), a detector that flags nothing, a hub that marks nothing when written
+(with injection flagging nothing), a frame dropped, the hub's state put back into the
+agent's instructions. The same audit catches each one. The same audit runs on one
 conversation with the lessons' strategy ``trim:1+state+recall`` (state and recalled turns).
 """
 
@@ -28,7 +29,9 @@ from test_contract_memory_notes import model_of
 
 import ctxlab.context.sources as sources
 import ctxlab.core.memory_frame as frame
+import ctxlab.facts.instructions as instructions_module
 import ctxlab.hub.agents as hub_agents
+import ctxlab.hub.hub as hub_module
 import ctxlab.longterm.memory as longterm_memory
 from ctxlab import (
     LongTermMemory,
@@ -171,6 +174,12 @@ def blind(text: str, language: str | None = None) -> str:
     return text
 
 
+def no_cue(text: str) -> None:
+    """A detector that sees no instruction anywhere (capture, consolidation, hub writes,
+    injection)."""
+    return None
+
+
 def unframed(body: str, **_: Any) -> dict[str, Any]:
     return {"role": "user", "content": body}
 
@@ -189,15 +198,21 @@ def audit_all(kind: str, **options: Any) -> dict[str, Verdict]:
     return {a.name: next_session(a, kind, **options)[0] for a in ATTACKS}
 
 
-@pytest.mark.parametrize("broken", ["system-role", "blind-detector", "no-frame",
+@pytest.mark.parametrize("broken", ["system-role", "blind-detector", "unmarked-hub", "no-frame",
                                     "instructions"])
 def test_each_broken_guard_is_caught(broken, monkeypatch):
+    """``unmarked-hub``: the hub marks nothing when it is written and injection flags
+    nothing; notes keep the flag they got at capture, so only the hub's attempts arrive
+    unflagged (a blind injection alone is covered by the marks made when written)."""
     options: dict[str, Any] = {}
     if broken == "system-role":
         for module in (longterm_memory, hub_agents, sources):
             monkeypatch.setattr(module, "context_message", as_system)
     elif broken == "blind-detector":
+        monkeypatch.setattr(instructions_module, "instruction_cue", no_cue)
+    elif broken == "unmarked-hub":
         monkeypatch.setattr(sources, "flag_text", blind)
+        monkeypatch.setattr(hub_module, "instruction_lines", lambda state: ())
     elif broken == "no-frame":
         monkeypatch.setattr(sources, "memory_block", unframed)
     else:
@@ -206,10 +221,13 @@ def test_each_broken_guard_is_caught(broken, monkeypatch):
     counts = summary(verdicts)
     print(f"\n{broken}: {counts}")
     caught = {"system-role": counts["with_authority"], "blind-detector": counts["unflagged"],
-              "no-frame": counts["unframed"], "instructions": counts["with_authority"]}[broken]
+              "unmarked-hub": counts["unflagged"], "no-frame": counts["unframed"],
+              "instructions": counts["with_authority"]}[broken]
     assert caught > 0, f"the audit missed the broken guard {broken!r}: {counts}"
     if broken == "system-role":  # before the fix: every attempt had the operator's voice
         assert counts["with_authority"] == len(ATTACKS)
+    if broken == "unmarked-hub":
+        assert counts["unflagged"] == sum(a.channel in ("hub", "tool") for a in ATTACKS)
 
 
 def test_the_guard_as_built_lets_none_through():
