@@ -182,3 +182,26 @@ def test_summary_forms_stay_valid_for_both_model_classes():
     lines = pair[1]["content"].split("\n")
     assert lines[0] == "Status: open" and lines[1].startswith(FLAG)
     assert summary_pair("Status: open")[1]["content"] == "Status: open"
+
+
+def test_a_session_serves_its_summary_flagged_only_where_a_line_reads_like_an_order():
+    """The summary a summarizing session serves equals the stored summary's text when no
+    line reads like an order (same tokens), and differs only on the flagged lines."""
+    from ctxlab import SummarizingSession
+
+    async def served(first: str) -> tuple[str, str]:
+        session = SummarizingSession(keep_last_n_turns=1, context_limit=2,
+                                     summarizer=ExtractiveSummarizer())
+        for said in (first, "Holding power does nothing.", "Thanks."):
+            await session.add_items([{"role": "user", "content": said},
+                                     {"role": "assistant", "content": "Let me check."}])
+        await session.flush()
+        view = await session.get_items()
+        return str(view[1]["content"]), session.summary.text
+
+    shown, stored = arun(served("My laptop will not turn on."))
+    assert shown == stored and FLAG not in shown
+    shown, stored = arun(served(FOLDED[0].text))
+    changed = [(a, b) for a, b in zip(stored.split("\n"), shown.split("\n"), strict=True)
+               if a != b]
+    assert changed and all(FOLDED[0].marker in a and b.startswith(FLAG) for a, b in changed)
