@@ -16,8 +16,13 @@ from __future__ import annotations
 import json
 import re
 
+from .model_errors import ModelCallError
+
 #: Longest cause text (characters), after scrubbing.
 MAX_CAUSE = 200
+#: Longest advice kept from a :class:`~ctxlab.core.model_errors.ModelCallError` (ctxlab's
+#: own words, after "What to do: ").
+MAX_ADVICE = 500
 
 _CLASS = re.compile(r"<class '(?:[\w.]+\.)?(\w+)'>")
 _WRAPPER = re.compile(r"^\((?:[\w.]+\.)?(\w+)\)\s*")
@@ -64,4 +69,9 @@ def cause_text(exc: BaseException) -> str:
     if pydantic is not None:
         return f"{name}: {pydantic}"
     detail = scrub(str(exc))
-    return f"{name}: {detail}" if detail else name
+    text = f"{name}: {detail}" if detail else name
+    if isinstance(exc, ModelCallError) and "What to do: " in str(exc):
+        # ctxlab's own advice (model_errors, server_limits): no stored content in it
+        advice = " ".join(str(exc).split("What to do: ", 1)[1].split())
+        text += f". What to do: {advice[:MAX_ADVICE]}"
+    return text

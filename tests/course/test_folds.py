@@ -79,8 +79,14 @@ OVERFLOW = ("LLMSummarizer (m): the request does not fit the model's context win
 
 
 class _Overflowing:
+    """What LLMSummarizer raises on a server whose window is too small (ctxlab's own error:
+    its advice survives the scrubbing that keeps stored content out of logs)."""
+
     async def summarize(self, items, previous=None):
-        raise RuntimeError(OVERFLOW)
+        from ctxlab.core.model_errors import ContextOverflowError
+
+        raise ContextOverflowError(OVERFLOW, "http://127.0.0.1:9/v1/chat/completions",
+                                   limit="context window of 8,192 tokens", status=400)
 
 
 def test_failed_folds_make_one_warning_line_with_the_count_and_the_fix(caplog):
@@ -105,9 +111,13 @@ def test_failed_folds_make_one_warning_line_with_the_count_and_the_fix(caplog):
         arun(watch_folds(SummarizingSession(keep_last_n_turns=2, context_limit=4,
                                             summarizer=_Overflowing(), session_id="dbg"),
                          CASE.items))
-    debug = [r for r in caplog.records if r.levelno == logging.DEBUG and OVERFLOW in
-             r.getMessage()]
-    assert len(debug) == failures  # every failure's details, at DEBUG
+    debug = [r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG and
+             "failed (ContextOverflowError" in r.getMessage()]
+    # every failure's details, at DEBUG: the cause and the advice (the error's text is
+    # scrubbed and cut like every logged cause, so no stored content rides along)
+    assert len(debug) == failures
+    assert all("server limit: context window of 8,192 tokens" in m and
+               "What to do: give the model at least 16k tokens of context" in m for m in debug)
 
 
 def test_without_grouping_every_failed_fold_is_its_own_warning(caplog):
