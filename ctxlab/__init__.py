@@ -695,7 +695,8 @@ from .memory.playbook import reports_fault  # noqa: E402
 _LAZY.update({
     "score_dialogue_handoffs": ("ctxlab.eval.dialogue_handoffs", "score_dialogue_handoffs"),
     "score_dialogue_sessions": ("ctxlab.eval.dialogue_sessions", "score_dialogue_sessions"),
+    "compare_on_real_corpora": ("ctxlab.eval.real_corpora", "compare_on_real_corpora"),
 })
-__all__ += ["ServiceSchema", "customer_said", "packaged_schema", "reports_fault",
-            "score_dialogue_handoffs", "score_dialogue_sessions", "service_schema",
+__all__ += ["ServiceSchema", "compare_on_real_corpora", "customer_said", "packaged_schema",
+            "reports_fault", "score_dialogue_handoffs", "score_dialogue_sessions", "service_schema",
             "split_services"]

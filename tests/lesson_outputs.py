@@ -107,3 +107,32 @@ class Lesson:
             if cell["cell_type"] == kind and text in "".join(cell["source"]):
                 return cell["id"]
         raise KeyError(f"{self.name}: no {kind} cell contains {text!r}")
+
+
+_ROW = re.compile(r"^(\S.*?)\s{2,}(?=\d)")
+
+
+def table_rows(text: str) -> dict[str, list[float]]:
+    """label -> the numbers of each row of a printed table whose label is followed by two or
+    more spaces and a number ("summarize 2/4   23.4%  89.7% | ..." -> [23.4, 89.7, ...])."""
+    rows: dict[str, list[float]] = {}
+    for line in text.splitlines():
+        match = _ROW.match(line)
+        if match:
+            rows[match.group(1).strip()] = numbers(line[match.end():])
+    return rows
+
+
+def blocks(text: str) -> dict[str, dict[str, list[float]]]:
+    """The tables of an output printed one after another with a blank line between them,
+    keyed by the first word of their title line ("sgd:report:6: ..." -> "sgd")."""
+    out = {}
+    for block in text.strip().split("\n\n"):
+        title = block.strip().splitlines()[0]
+        out[re.split(r"[:\s]", title)[0]] = table_rows(block)
+    return out
+
+
+def percents(text: str) -> list[float]:
+    """Every percentage in ``text`` ("23.4%" -> 23.4), in order."""
+    return [float(m) for m in re.findall(r"(?<![\w.])(\d+(?:\.\d+)?)%", text)]

@@ -140,7 +140,7 @@ class ServiceSchema:
         found = {w for w in _words(text) if w in owners}
         found |= {w for w in owners if not w.isascii() and w in lowered}
         scores: dict[str, float] = {}
-        for word in found:
+        for word in sorted(found):  # sorted: the same order (and ties) in every process
             for name in owners[word]:
                 scores[name] = scores.get(name, 0.0) + 1.0 / len(owners[word])
         return scores
@@ -156,20 +156,20 @@ class ServiceSchema:
 
 @lru_cache(maxsize=16)
 def _weights(schema: ServiceSchema) -> dict[str, dict[str, float]]:
-    owners: dict[str, set[str]] = {}
+    owners: dict[str, dict[str, None]] = {}  # a dict, not a set: the schema's order
     for service in schema.services:
         for cue in service.cues:
-            owners.setdefault(cue, set()).add(service.name)
+            owners.setdefault(cue, {})[service.name] = None
     return {cue: {name: 1.0 / len(names) for name in names} for cue, names in owners.items()}
 
 
 @lru_cache(maxsize=16)
-def _slot_owners(schema: ServiceSchema) -> dict[str, set[str]]:
-    owners: dict[str, set[str]] = {}
+def _slot_owners(schema: ServiceSchema) -> dict[str, dict[str, None]]:
+    owners: dict[str, dict[str, None]] = {}  # a dict, not a set: the schema's order
     for service in schema.services:
         for slot in service.slots:
             for word in (_words(slot) if slot.isascii() else [slot]):
-                owners.setdefault(word, set()).add(service.name)
+                owners.setdefault(word, {})[service.name] = None
     return owners
 
 
@@ -196,8 +196,8 @@ def _masker(schema: ServiceSchema) -> re.Pattern[str]:
                 masked.append(slot)
     masked.sort(key=len, reverse=True)
     # "周边餐馆" also with words between: "周边有哪些餐馆" asks about the venue's surroundings
-    gapped = {(m[: m.index(c)], c) for m in masked for c in _cjk_cues(schema)
-              if m.endswith(c) and m != c}
+    gapped = sorted({(m[: m.index(c)], c) for m in masked for c in _cjk_cues(schema)
+              if m.endswith(c) and m != c}, key=lambda pc: (-len(pc[0] + pc[1]), pc))
     parts = [re.escape(p) + r"[^，。？！,.?!]{0,8}?" + re.escape(c) for p, c in gapped if p]
     parts += [re.escape(m) for m in masked]
     return re.compile("|".join(parts), re.IGNORECASE)

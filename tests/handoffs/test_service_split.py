@@ -115,3 +115,32 @@ def test_the_handover_note_takes_customer_facts_from_the_customer_only():
     view = arun(IssueHandover(schema=SGD).view([*items, user("Pass me on, please.")], []))
     note = view[1]["content"]
     assert "queens.example" not in note and "243 1323" not in note
+
+
+_ORDER_PROBE = """
+from ctxlab.handoffs.services import _masker, _weights, packaged_schema
+for corpus in ("sgd", "crosswoz"):
+    schema = packaged_schema(corpus)
+    print([(cue, list(names)) for cue, names in _weights(schema).items()])
+    print(_masker(schema).pattern)
+    for text in ("What is the phone number and the address of the hotel?",
+                 "I need a ride and a restaurant for dinner, what time?",
+                 "景点周边有哪些餐馆？酒店的电话和地址是什么？"):
+        print(list(schema.slot_scores(text).items()), list(schema.scores(text).items()))
+"""
+
+
+def test_service_scores_come_out_in_the_same_order_in_every_process():
+    """Ties between services are broken by order; with sets the order followed the string
+    hash seed, and the per-service handover and topic recall changed from run to run."""
+    import os
+    import subprocess
+    import sys
+
+    def run(seed: str) -> str:
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        return subprocess.run([sys.executable, "-c", _ORDER_PROBE], env=env, check=True,
+                              capture_output=True, text=True).stdout
+
+    outputs = {run(seed) for seed in ("1", "2", "3", "4")}
+    assert len(outputs) == 1

@@ -129,3 +129,21 @@ def test_every_summarizing_session_in_the_lesson_uses_keyword_arguments():
         if cell["cell_type"] == "code":
             for call in re.findall(r"SummarizingSession\(([^)]*)", "".join(cell["source"])):
                 assert not re.match(r"\s*\d", call), call
+
+
+def test_real_corpora_prose_reads_its_figures_from_the_table_and_restates_the_conclusion():
+    from lesson_outputs import percents, table_rows
+
+    prose = LESSON.markdown("real-after")
+    rows = table_rows(LESSON.output_above("real-after"))
+    s24, s48, t8 = rows["summarize 2/4"], rows["summarize 4/8"], rows["trim 8"]
+    # columns: planted recall, vs full | sgd recall, vs full | crosswoz recall, vs full
+    assert s24[0] == s48[0]  # "both summaries keep"
+    assert percents(prose) == [s24[0], s24[1], s48[1], t8[0], s24[2], s24[4], s24[3], s24[5],
+                               t8[2], t8[4], t8[3], t8[5]]
+    # what the prose concludes: summarizing wins on planted chats, trim:8 keeps more for less
+    # on both real corpora
+    assert s24[0] > t8[0] and s48[0] > t8[0]
+    for recall, cost in ((2, 3), (4, 5)):
+        assert s24[recall] < t8[recall] and s24[cost] > t8[cost]
+    assert "customers: planted" in LESSON.output_above("real-after")

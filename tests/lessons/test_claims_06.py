@@ -223,3 +223,36 @@ def test_the_seed_spread_claims_hold_at_every_seed():
     for corpus, label, verdict in verdicts:
         rows = tables[corpus]
         assert (verdict == "at every seed") == (min(margins(rows, label)) > 0), (corpus, label)
+
+
+def test_06_real_corpora_prose_reads_its_figures_from_the_table():
+    from lesson_outputs import percents, table_rows
+
+    prose = L06.markdown("real-after")
+    rows = table_rows(L06.output_above("real-after"))
+    summ, state, slots = rows["summarize 2/4"], rows["trim 4 + state"], rows["trim 1 + slots ask"]
+    # columns: planted recall, vs full | sgd recall, vs full | crosswoz recall, vs full
+    assert summ[0] == state[0]  # "summarizing and the support state keep"
+    assert percents(prose) == [summ[0], summ[1], state[1], summ[2], state[2], summ[4], state[4],
+                               slots[0], slots[2], slots[4], slots[3], slots[5]]
+    # the ranking reverses: on planted chats both beat the slot memory, on real ones it wins
+    assert min(summ[0], state[0]) > slots[0]
+    for recall, cost in ((2, 3), (4, 5)):
+        assert slots[recall] > max(summ[recall], state[recall]) + 50
+        assert 25 < slots[cost] < 40  # "about a third of the tokens"
+
+
+def test_06b_real_corpora_prose_reads_its_figures_from_the_table():
+    from lesson_outputs import percents, table_rows
+
+    prose = L06B.markdown("real-after")
+    rows = table_rows(L06B.output_above("real-after"))
+    t16, slots = rows["trim 16"], rows["trim 1 + slots ask"]
+    assert percents(prose) == [t16[0], t16[1], t16[2], t16[4], t16[3], t16[5],
+                               slots[2], slots[4], slots[3], slots[5]]
+    # a longer window buys recall on every corpus, but none is enough on real conversations,
+    # where the slot memory keeps more for less
+    for recall in (0, 2, 4):
+        assert rows["trim 4"][recall] < rows["trim 8"][recall] < t16[recall]
+    for recall, cost in ((2, 3), (4, 5)):
+        assert t16[recall] < 90 and slots[recall] > t16[recall] and slots[cost] < t16[cost]

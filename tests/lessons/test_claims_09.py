@@ -96,3 +96,20 @@ def test_the_escalation_is_checked_in_the_queue_and_the_table_names_its_model():
     assert "scored on the offline team model;" in legend
     assert "stays on the offline team model" in " ".join(
         LESSON.markdown(LESSON.find("score_handoffs` runs every mode")).split())
+
+
+def test_real_corpora_prose_reads_its_figures_from_the_tables():
+    from lesson_outputs import blocks, percents
+
+    prose = LESSON.markdown("real-after")
+    tables = blocks(LESSON.output_above("real-after"))
+    sgd, zh = tables["sgd"], tables["crosswoz"]
+    # columns: issues, right, missing, leaked, stale, tokens
+    issue_s, issue_z, serv_s, serv_z = sgd["per-issue"], zh["per-issue"], sgd["per-service"], \
+        zh["per-service"]
+    assert issue_s[1] == issue_z[1] == 0  # "right for 0% ... on both corpora"
+    assert issue_s[2] == issue_z[2] == 100  # "missing (100%)"
+    assert serv_s[4] == serv_z[4] == 0  # "with 0% stale"
+    assert percents(prose) == [issue_s[1], issue_s[2], issue_s[3], issue_z[3], serv_s[1],
+                               serv_z[1], serv_s[4], serv_s[3], serv_z[3]]
+    assert min(serv_s[1], serv_z[1]) > max(issue_s[1], issue_z[1]) + 50

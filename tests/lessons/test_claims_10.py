@@ -119,3 +119,22 @@ def test_the_forget_cell_checks_the_store_not_the_reply():
     before, after = (line.split(":", 1)[1] for line in shown.splitlines()
                      if line.startswith(("users before", "users after")))
     assert "customer-en-0" in before and "customer-en-0" not in after
+
+
+def test_real_corpora_prose_reads_its_figures_from_the_tables():
+    from lesson_outputs import blocks, percents
+
+    prose = LESSON.markdown("real-after")
+    tables = blocks(LESSON.output_above("real-after"))
+    sgd, zh = tables["sgd"], tables["crosswoz"]
+    # columns: questions, recalled, stale, tokens, false profile, false fault
+    assert percents(prose) == [sgd["structured"][1], zh["structured"][1], sgd["notes"][1],
+                               zh["notes"][1], sgd["notes"][2], zh["notes"][2],
+                               sgd["topics"][1], zh["topics"][1]]
+    after = prose[prose.index("recollection ("):]
+    assert numbers(after)[:4] == [sgd["topics"][3], zh["topics"][3], sgd["notes"][3],
+                                  zh["notes"][3]]
+    assert number_after(prose, "in any setting (") == 0
+    assert all(row[4] == 0 for table in (sgd, zh) for row in table.values())
+    for table in (sgd, zh):
+        assert table["topics"][1] >= 90 > table["notes"][1] >= table["structured"][1]
