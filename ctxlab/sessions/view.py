@@ -10,10 +10,10 @@ of the log and the window.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.items import item_text, model_safe
+from ..core.items import clone, item_text, model_safe
 from ..core.ledger import DROPPED, KEPT, PENDING, ItemState, Ledger, LedgerEntry
 from ..core.rawlog import RawLog
 from ..core.validate import REPAIR_REASONS, safe_cut
@@ -35,6 +35,7 @@ class View:
     _flat: list[dict[str, Any]] | bool | None = None  # the safe items when all are flat
     _layout: list[str] | None = None
     runs: list[range] | None = None  # the slots as runs of raw indices, when they are
+    _mixed: list[tuple[dict[str, Any], bool]] = field(default_factory=list)  # see _prepare
 
     def layout(self, log: RawLog) -> list[str]:
         """Where each slot comes from: ``preamble``, ``summary`` or ``turn:N`` (computed on
@@ -61,22 +62,32 @@ class View:
     def model_items(self, log: RawLog) -> list[dict[str, Any]]:
         """Fresh copies of what the model is sent (schema keys only): every call hands out
         new objects, so callers cannot change the log; flat items cost one ``dict()``."""
-        if self._flat is None and self.runs is not None:  # raw items only: whole runs
+        if self._flat is None:
+            self._prepare(log)
+        if self._flat is not False:  # every item flat: one C-level dict() each
+            return list(map(dict, self._flat))  # type: ignore[arg-type]
+        return [dict(safe) if flat else clone(safe) for safe, flat in self._mixed]
+
+    def _prepare(self, log: RawLog) -> None:
+        """Find the model-safe items once per view: ``_flat`` holds them when all are flat,
+        else ``_mixed`` holds each with its flag (a synthetic item's own safe copy is never
+        handed out: it is copied again on every call, like the rest)."""
+        if self.runs is not None:  # raw items only: whole runs
             safe: list[dict[str, Any]] = []
             flat = True
             for run in self.runs:
                 items, run_flat = log.safe_run(run.start, run.stop)
                 safe += items
                 flat = flat and run_flat
-            self._flat = safe if flat else False
-        if self._flat is None:
-            entries = [log.safe_entry(s) if type(s) is int else (model_safe(s.item), False)
-                       for s in self.slots]
-            self._flat = [e[0] for e in entries] if all(e[1] for e in entries) else False
-        if self._flat is not False:  # every item flat: one C-level dict() each
-            return list(map(dict, self._flat))
-        copy = log.safe_copy
-        return [copy(s) if type(s) is int else model_safe(s.item) for s in self.slots]
+            if flat:
+                self._flat = safe
+                return
+        entries = [log.safe_entry(s) if type(s) is int else (model_safe(s.item), False)
+                   for s in self.slots]
+        if all(e[1] for e in entries):
+            self._flat = [e[0] for e in entries]
+        else:
+            self._flat, self._mixed = False, entries
 
 
 def slot_item(log: RawLog, slot: Slot) -> Any:

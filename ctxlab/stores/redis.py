@@ -559,7 +559,9 @@ class RedisLog(LogStore):
 
     # -- operations ------------------------------------------------------------------------
     async def _sync(self) -> Delta:
-        keys, args = self._call_args()
+        seen = -1 if self._state_version is None else self._state_version
+        keys = [self.keys.messages, self.keys.state]  # (the lean read: see redis_lua.SYNC)
+        args = [-1 if self._blind else self._length, self._last_raw, self._epoch, seen]
         reply = await self.state.run(self._scripts.sync, keys, args)
         ok, state = self._finish(reply)
         keep, items = self._seen(ok, reply[4][0])

@@ -42,8 +42,29 @@ local function finish(extra)
 end
 """
 
-SYNC = PRELUDE + """
-return finish({seen_items()})
+# The read every ``get_items`` starts with, so it is lean: it writes nothing, so it reads
+# the state once, and it names only the two keys it reads (the other scripts' PRELUDE
+# declares all seven and takes a ttl and a clock it does not need: each key and argument is
+# one more bulk string to encode, send and parse, on every read). Same checks and the same
+# reply as PRELUDE + finish: {in step, version, epoch, data if the version moved, {items}}.
+# KEYS: 1 messages, 2 state. ARGV: 1 known length, 2 raw JSON of the last known item,
+#       3 known epoch, 4 known version
+SYNC = """
+local known = tonumber(ARGV[1])
+local st = redis.call('HMGET', KEYS[2], 'version', 'epoch')
+local version, epoch = tonumber(st[1]) or 0, tonumber(st[2]) or 0
+local len = redis.call('LLEN', KEYS[1])
+local ok = epoch == tonumber(ARGV[3])
+if ok and known > 0 then
+  ok = len >= known and redis.call('LINDEX', KEYS[1], known - 1) == ARGV[2]
+end
+local from = known
+if not ok then from = 0 end
+local seen = {}
+if known >= 0 and len > from then seen = redis.call('LRANGE', KEYS[1], from, len - 1) end
+local data = false
+if version ~= tonumber(ARGV[4]) then data = redis.call('HGET', KEYS[2], 'data') end
+return {ok and 1 or 0, version, epoch, data, {seen}}
 """
 
 # ARGV 7: batch token, 8: session id, 9...: items
