@@ -62,7 +62,10 @@ GOODBYE = re.compile(r"\b(?:that'?s\s+all|that\s+is\s+all|that\s+will\s+be\s+all
 AFFIRM = re.compile(r"^\W*(?:yes|yeah|yep|sure|ok(?:ay)?|please\s+do|sounds\s+good|"
                     r"that\s+(?:would|sounds)|好的|好啊|好|可以|行|嗯|要|需要)", re.IGNORECASE)
 #: Asking for one more of a service ("再给我推荐一个景点"): a new sub-goal, not an alternative.
-ANOTHER = re.compile(r"(?:推荐|找)(?:一个|一家|一下|个|家)|想去(?:一个|一家)|有没有|哪家有")
+ANOTHER = re.compile(r"(?:推荐|找)(?:一个|一家|一下|个|家)|想去(?:一个|一家)")
+#: A search for one more of a service, when the clause names it ("有没有能玩3天的景点",
+#: "哪家有豉汁蒸凤爪"), not a question about something else ("有没有附近的酒店").
+SEARCH = re.compile(r"(?:有没有|哪家有)[^，。？！,.?!]*")
 #: Words that refer back to the turn before ("a hotel there", "在那附近"): the issue they
 #: open starts with that turn too.
 BACKREF = re.compile(r"\b(?:there|that\s+(?:area|city|place|day|date)|same|around\s+there)\b"
@@ -206,7 +209,11 @@ def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
         if owner is not None and not state.closed and state.issues[owner - 1][0] in state.open:
             state.current = owner
         return
-    again = (chosen in state.open and ANOTHER.search(text) is not None
+    another = ANOTHER.search(text) is not None or any(
+        chosen in schema.scores(m.group(0)) or (m.group(0).startswith("哪家") and
+                                                  not schema.scores(m.group(0)))
+        for m in SEARCH.finditer(text))
+    again = (chosen in state.open and another
              and len(state.issues[state.open[chosen] - 1][1]) >= 2)
     if chosen in state.open and not again:
         state.current = state.open[chosen]

@@ -209,3 +209,23 @@ def test_a_day_is_not_the_place_a_back_reference_points_to():
     split = split_issues(items, schema=SGD)
     assert [(i.subject, i.context) for i in split.issues] == [("RentalCars", ()),
                                                              ("Homes", ("Concord",))]
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_asking_for_one_more_attraction_opens_a_second_sub_goal_a_question_does_not(
+        broken, monkeypatch):
+    import re
+
+    from ctxlab.handoffs import service_split
+
+    if broken:  # any 有没有 as a new search, whatever the clause asks about
+        monkeypatch.setattr(service_split, "ANOTHER",
+                            re.compile(service_split.ANOTHER.pattern + "|有没有"))
+    start = [user("帮我推荐一个免费的景点。"), assistant("推荐您去天安门广场。"),
+             user("天安门广场适合游玩多久？"), assistant("1小时。")]
+    more = split_issues([*start, user("有没有能玩3天左右、没有门票费的景点呢？"),
+                         assistant("玛莱特红酒庄园。")], schema=ZH)
+    assert [i.subject for i in more.issues] == ["景点", "景点"]
+    hotel = split_issues([*start, user("那恭王府门票多少？游玩结束有没有附近的酒店可以住宿？"),
+                          assistant("免费。")], schema=ZH)
+    assert ([i.subject for i in hotel.issues] == ["景点"]) is not broken
