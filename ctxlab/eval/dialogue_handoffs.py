@@ -13,10 +13,11 @@ in turn, under each mode, and the receiver's view is scored against the state an
 Modes: ``full`` (everything), ``trim:N`` (the last N user turns), ``handover`` (one
 extractive summary of everything), ``per-issue`` (:class:`~ctxlab.handoffs.IssueHandover`
 by device words, the planted chats' rules) and ``per-service`` (``IssueHandover(schema=)``:
-the corpus's schema, the issue's turns verbatim). Which predicted issue a real one is
-handed over as is read from the annotations (the predicted issue sharing most of its user
-turns, on a tie the one about the same service); the view itself is built from the text
-only.
+the corpus's schema, the issue's turns verbatim; ``per-service+sentences``: with
+``split_replies``, a reply to a turn that asks for two services cut by sentence). Which
+predicted issue a real one is handed over as is read from the annotations (the predicted
+issue sharing most of its user turns, on a tie the one about the same service); the view
+itself is built from the text only.
 """
 
 from __future__ import annotations
@@ -134,7 +135,9 @@ async def mode_view(mode: str, items: list[dict[str, Any]], gold: set[int],
         return await TrimmedHistory(int(mode.split(":", 1)[1])).view(items, [])
     if mode == "handover":
         return await HandoverSummary().view([*items, {"role": "user", "content": "…"}], [])
-    handover = IssueHandover(schema=packaged_schema(corpus) if mode == "per-service" else None)
+    by_schema = mode.startswith("per-service")
+    handover = IssueHandover(schema=packaged_schema(corpus) if by_schema else None,
+                             split_replies=mode == "per-service+sentences")
     split = handover.split(items)
     number = _owned(split, gold, service)
     if number is None:  # no issue found for it: the whole-chat handover
@@ -205,9 +208,9 @@ class HandoffTable:
 async def score_dialogue_handoffs(spec: str, modes: Sequence[str] = MODES) -> HandoffTable:
     """Every mode on every customer of a corpus spec (``sgd:tune``, ``crosswoz:report:10``)."""
     for mode in modes:
-        if mode not in MODES and not mode.startswith("trim:"):
+        if mode not in (*MODES, "per-service+sentences") and not mode.startswith("trim:"):
             raise ValueError(f"unknown handoff mode {mode!r}; use: full, trim:N, handover, "
-                             "per-issue, per-service")
+                             "per-issue, per-service, per-service+sentences")
     table = HandoffTable(spec)
     for customer in dialogue_customers(spec):
         table.verdicts += await score_customer(customer, modes)

@@ -163,22 +163,30 @@ class IssueHandover(HandoverSummary):
         verbatim: how many of the issue's last turns are carried word for word (the rest
             summarized); None: every turn of the issue when a schema is given (a service's
             turns are few, and a summary drops values), else none.
+        split_replies: with a schema, an agent reply to a turn that asks for two services
+            keeps only its sentences about this one (:func:`~ctxlab.handoffs.service_split.
+            reply_for`). Off by default: on SGD and CrossWOZ it removes no leak the split
+            does not already avoid and loses a value when a name holds another service's
+            word ("北京前门建国饭店").
     """
 
     label = "per-issue"
 
     def __init__(self, summarizer: Any = None, *, schema: Any = None,
-                 verbatim: int | None = None):
+                 verbatim: int | None = None, split_replies: bool = False):
         super().__init__(summarizer)
         if verbatim is not None and (isinstance(verbatim, bool) or not isinstance(verbatim, int)
                                      or verbatim < 0):
             raise ValueError(f"verbatim must be an integer >= 0 or None, got {verbatim!r}")
+        if not isinstance(split_replies, bool):
+            raise ValueError(f"split_replies must be True or False, got {split_replies!r}")
         if schema is not None:
             from .services import service_schema
 
             schema = service_schema(schema)
         self.schema = schema
         self.verbatim = verbatim
+        self.split_replies = split_replies
 
     def split(self, items: Sequence[Mapping[str, Any]]) -> IssueSplit:
         """The issues of ``items`` (by the schema when there is one)."""
@@ -213,7 +221,31 @@ class IssueHandover(HandoverSummary):
                                           "named: ") + "、".join(issue.context), body) if p)
         note = await customer_note(split, issue.subject, body,
                                    general_only=self.schema is not None)
-        return [*summary_pair(note, language), *split.turn_items(recent)]
+        return [*summary_pair(note, language), *self._own_replies(split, issue.subject,
+                                                                    recent)]
+
+    def _own_replies(self, split: IssueSplit, subject: str, turns: list[int]) -> list[Item]:
+        """The turns' items; with a schema, a reply to a turn that asks for this service
+        and another one keeps only its sentences about ``subject``."""
+        if self.schema is None or not self.split_replies:
+            return split.turn_items(turns)
+        from .service_split import reply_for
+
+        others = [i.subject for i in split.issues]
+        out: list[Item] = []
+        for number in turns:
+            items = split.turn_items([number])
+            asked = set(self.schema.scores(item_text(items[0]))) if items else set()
+            both = subject in asked and bool(asked & (set(others) - {subject}))
+            for item in items:
+                if both and item.get("role") == "assistant" and \
+                        item.get("type", "message") == "message":
+                    text = reply_for(item_text(item), subject, others, self.schema)
+                    if text != item_text(item):
+                        item = {"role": "assistant", "content": text} if text else {}
+                if item:
+                    out.append(item)
+        return out
 
 
 class IssueFocus:

@@ -63,6 +63,9 @@ AFFIRM = re.compile(r"^\W*(?:yes|yeah|yep|sure|ok(?:ay)?|please\s+do|sounds\s+go
                     r"that\s+(?:would|sounds)|好的|好啊|好|可以|行|嗯|要|需要)", re.IGNORECASE)
 #: Asking for one more of a service ("再给我推荐一个景点"): a new sub-goal, not an alternative.
 ANOTHER = re.compile(r"(?:推荐|找)(?:一个|一家|一下|个|家)|想去(?:一个|一家)")
+#: A search for one more of a service, when the clause names it ("有没有能玩3天的景点",
+#: "哪家有豉汁蒸凤爪"), not a question about something else ("有没有附近的酒店").
+SEARCH = re.compile(r"(?:有没有|哪家有)[^，。？！,.?!]*")
 #: Words that refer back to the turn before ("a hotel there", "在那附近"): the issue they
 #: open starts with that turn too.
 BACKREF = re.compile(r"\b(?:there|that\s+(?:area|city|place|day|date)|same|around\s+there)\b"
@@ -75,12 +78,17 @@ _STARTERS = frozenset("""I Can Could Would Will What Where When Which Who How Ye
 Thanks Thank The That This Is Are Do Does Did Okay Ok Sure Great Hi Hello Also And But So
 Find Book Search Let Get Make Reserve Tell Give Show""".split())  # noqa: SIM905
 
+#: Capitalised words that name a day, not a place ("return it this Saturday").
+_DATES = frozenset("""January February March April May June July August September October
+November December Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Monday Tuesday Wednesday
+Thursday Friday Saturday Sunday Today Tomorrow Tonight""".split())  # noqa: SIM905
+
 
 def places_in(text: str) -> list[str]:
     """Names a back-reference may point to: capitalised words and names that do not
     start a sentence."""
     words = re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][A-Za-z]+(?:,?\s+[A-Z][A-Za-z]+)*", text)
-    return [w for w in words if w.split()[0] not in _STARTERS]
+    return [w for w in words if w.split()[0] not in _STARTERS and w.split()[0] not in _DATES]
 
 
 def names_in(text: str) -> list[str]:
@@ -201,7 +209,11 @@ def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
         if owner is not None and not state.closed and state.issues[owner - 1][0] in state.open:
             state.current = owner
         return
-    again = (chosen in state.open and ANOTHER.search(text) is not None
+    another = ANOTHER.search(text) is not None or any(
+        chosen in schema.scores(m.group(0)) or (m.group(0).startswith("哪家") and
+                                                  not schema.scores(m.group(0)))
+        for m in SEARCH.finditer(text))
+    again = (chosen in state.open and another
              and len(state.issues[state.open[chosen] - 1][1]) >= 2)
     if chosen in state.open and not again:
         state.current = state.open[chosen]
@@ -219,3 +231,25 @@ def _choose(cues: Mapping[str, tuple[float, int]], current: str | None,
     if not strong:
         return None
     return max(strong, key=lambda s: (strong[s][0], strong[s][1]))
+
+
+#: Where a reply's sentences end (English and Chinese).
+_SENTENCE = re.compile(r"(?<=[.!?])(?=\s)|(?<=[。！？；])")
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` cut into sentences (their own spacing kept, so joined back they read as
+    written)."""
+    return [s for s in _SENTENCE.split(text) if s.strip()]
+
+
+def reply_for(text: str, service: str, others: Sequence[str], schema: Any) -> str:
+    """The sentences of an agent reply that belong to ``service``: a sentence whose cue
+    words name one of ``others`` (the customer's other issues) and not ``service`` is
+    left out ("Your table is booked. The taxi arrives at 7 pm." in the restaurant's
+    handover keeps the first sentence only); a sentence that names no service stays."""
+    schema = service_schema(schema)
+    rivals = set(others) - {service}
+    kept = [s for s in sentences(text)
+            if not rivals or service in (named := set(schema.scores(s))) or not named & rivals]
+    return "".join(kept).strip()

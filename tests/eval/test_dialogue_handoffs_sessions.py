@@ -82,3 +82,12 @@ def test_the_cli_runs_on_a_corpus(tmp_path, capsys):
     assert main(["eval-handoffs", "--corpus", "sgd", "--mode", "bogus"]) == 2
     assert main(["eval-sessions", "--corpus", "sgd:1", "--setting", "everything"]) == 2
     assert main(["eval-sessions", "--corpus", "woz"]) == 2
+
+
+def test_the_sentence_split_mode_is_scored_and_a_misspelt_mode_is_refused():
+    rows = {r["mode"]: r for r in arun(score_dialogue_handoffs(
+        "sgd:report:1", ["per-service", "per-service+sentences"])).rows()}
+    assert set(rows) == {"per-service", "per-service+sentences"}
+    assert rows["per-service+sentences"]["issues"] == rows["per-service"]["issues"] > 0
+    with pytest.raises(ValueError, match="per-service\\+sentences"):
+        arun(score_dialogue_handoffs("sgd:report:1", ["per-service+sentence"]))

@@ -144,3 +144,88 @@ def test_service_scores_come_out_in_the_same_order_in_every_process():
 
     outputs = {run(seed) for seed in ("1", "2", "3", "4")}
     assert len(outputs) == 1
+
+
+def _two_services_in_one_turn() -> list[dict]:
+    return [user("I want a table at Sino in San Jose for 2 people."),
+            assistant("Sino has a table at 7 pm. Shall I book it?"),
+            user("I also need a taxi there for 3 people."),
+            assistant("Where should the cab pick you up?"),
+            user("From home. Book the taxi and the restaurant now, please."),
+            assistant("Your table at the restaurant is booked for 2 people. The taxi to Sino "
+                      "for 3 riders arrives at 6:40 pm.")]
+
+
+def _keep_every_sentence(text: str, service: str, others, schema) -> str:
+    """Broken on purpose: the reply as it is, whatever services its sentences answer."""
+    return text
+
+
+_OWN = {"Restaurants": "booked for 2 people", "RideSharing": "arrives at 6:40 pm"}
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_reply_that_answers_two_services_is_split_by_sentence(broken, monkeypatch):
+    from ctxlab.handoffs import service_split
+
+    if broken:
+        monkeypatch.setattr(service_split, "reply_for", _keep_every_sentence)
+    handover = IssueHandover(schema=SGD, split_replies=True)
+    split = handover.split(_two_services_in_one_turn())
+    assert [i.subject for i in split.issues] == ["Restaurants", "RideSharing"]
+    owner = split.issue(split.turn_issue[-1])  # the issue the two-service turn went to
+    other = next(s for s in _OWN if s != owner.subject)
+    view = view_text(arun(handover.issue_items(split, owner.number)))
+    assert _OWN[owner.subject] in view  # its own sentence stays
+    assert (_OWN[other] in view) is broken  # the other service's sentence leaks when broken
+    if not broken:  # without split_replies the whole reply goes with the turn, as before
+        plain = IssueHandover(schema=SGD)
+        assert _OWN[other] in view_text(arun(plain.issue_items(split, owner.number)))
+
+
+def test_reply_sentences_keep_what_names_no_service_and_cut_chinese_too():
+    from ctxlab.handoffs.service_split import reply_for, sentences
+
+    assert sentences("Booked. It is at 7 pm! Ok?") == ["Booked.", " It is at 7 pm!", " Ok?"]
+    assert reply_for("The taxi is on its way. It is sunny today.", "Restaurants",
+                     ["Restaurants", "RideSharing"], SGD) == "It is sunny today."
+    assert reply_for("The taxi is on its way.", "Restaurants", ["Restaurants"], SGD) \
+        == "The taxi is on its way."  # no other issue: nothing to take out
+    assert reply_for("酒店已订好。出租车7点到。", "酒店", ["酒店", "出租"], ZH) == "酒店已订好。"
+    with pytest.raises(ValueError, match="split_replies"):
+        IssueHandover(schema=SGD, split_replies="yes")
+
+
+def test_a_day_is_not_the_place_a_back_reference_points_to():
+    from ctxlab.handoffs.service_split import places_in
+
+    assert places_in("I want the car at 3 pm from Concord, back this Saturday.") == ["Concord"]
+    assert places_in("I leave on March 7th from Fresno.") == ["Fresno"]
+    items = [user("I'm looking to rent a car."), assistant("Where from?"),
+             user("I want the car at 3 pm from Concord, back this Saturday."),
+             assistant("A Honda Accord at Concord Station."),
+             user("Good. I also want to look for an apartment around there."),
+             assistant("How many bedrooms?")]
+    split = split_issues(items, schema=SGD)
+    assert [(i.subject, i.context) for i in split.issues] == [("RentalCars", ()),
+                                                             ("Homes", ("Concord",))]
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_asking_for_one_more_attraction_opens_a_second_sub_goal_a_question_does_not(
+        broken, monkeypatch):
+    import re
+
+    from ctxlab.handoffs import service_split
+
+    if broken:  # any 有没有 as a new search, whatever the clause asks about
+        monkeypatch.setattr(service_split, "ANOTHER",
+                            re.compile(service_split.ANOTHER.pattern + "|有没有"))
+    start = [user("帮我推荐一个免费的景点。"), assistant("推荐您去天安门广场。"),
+             user("天安门广场适合游玩多久？"), assistant("1小时。")]
+    more = split_issues([*start, user("有没有能玩3天左右、没有门票费的景点呢？"),
+                         assistant("玛莱特红酒庄园。")], schema=ZH)
+    assert [i.subject for i in more.issues] == ["景点", "景点"]
+    hotel = split_issues([*start, user("那恭王府门票多少？游玩结束有没有附近的酒店可以住宿？"),
+                          assistant("免费。")], schema=ZH)
+    assert ([i.subject for i in hotel.issues] == ["景点"]) is not broken
