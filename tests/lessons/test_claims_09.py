@@ -113,3 +113,8 @@ def test_real_corpora_prose_reads_its_figures_from_the_tables():
     assert percents(prose) == [issue_s[1], issue_s[2], issue_s[3], issue_z[3], serv_s[1],
                                serv_z[1], serv_s[4], serv_s[3], serv_z[3]]
     assert min(serv_s[1], serv_z[1]) > max(issue_s[1], issue_z[1]) + 50
+    # "250 tokens a handover against 138 ... on SGD, 192 against 146 on CrossWOZ"
+    said = [int(n) for n in re.findall(r"(\d+) (?:tokens a handover )?against (\d+)", prose)
+            for n in n]
+    assert said == [serv_s[5], issue_s[5], serv_z[5], issue_z[5]], said
+    assert serv_s[5] > issue_s[5] and serv_z[5] > issue_z[5]
