@@ -89,3 +89,27 @@ class RedisServer:
 
 def in_ci() -> bool:
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def own_cluster(prefix: str, why: str):
+    """A Redis Cluster only the calling test uses (it kills masters or moves slots), for a
+    fixture to ``yield from``: started in a temp folder, stopped and removed afterwards;
+    skipped (failed in CI) when it cannot start, saying ``why`` it was needed."""
+    import tempfile
+
+    from ctxlab.stores.local_servers import LocalRedisCluster, ServerError
+
+    from conftest import server_unavailable
+
+    folder = tempfile.mkdtemp(prefix=prefix)
+    try:
+        cluster = LocalRedisCluster(folder).start()
+    except (ServerError, OSError) as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        server_unavailable("Redis Cluster", f"{why} ({exc})")
+        return
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+        shutil.rmtree(folder, ignore_errors=True)

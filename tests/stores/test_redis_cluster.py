@@ -5,8 +5,6 @@ sessions the SDK's RedisSession wrote, and a master killed mid-run."""
 from __future__ import annotations
 
 import asyncio
-import shutil
-import tempfile
 import uuid
 
 import pytest
@@ -15,10 +13,9 @@ from agents.testing import ScriptedModel, assistant_message
 
 from ctxlab import SummarizingSession, TrimmingSession, validate_items
 from ctxlab.stores import RedisStore
-from ctxlab.stores.local_servers import LocalRedisCluster, ServerError
 from ctxlab.stores.redis import RedisKeys, hash_tag
 
-from conftest import arun, server_unavailable, user
+from conftest import arun, user
 from fakes import RecordingSummarizer
 from store_backends import TIMEOUTS, conversation, feed
 from store_failover import failover_run
@@ -159,18 +156,9 @@ def test_sessions_the_sdk_wrote_are_imported_once_with_their_summary(redis_url,
 @pytest.fixture
 def own_cluster():
     """A cluster only this test uses (it kills one of its masters)."""
-    folder = tempfile.mkdtemp(prefix="ctxlab-failover-")
-    try:
-        cluster = LocalRedisCluster(folder).start()
-    except (ServerError, OSError) as exc:
-        shutil.rmtree(folder, ignore_errors=True)
-        server_unavailable("Redis Cluster", f"the failover test starts its own cluster ({exc})")
-        return
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
-        shutil.rmtree(folder, ignore_errors=True)
+    from redis_helpers import own_cluster as start_own_cluster
+
+    yield from start_own_cluster("ctxlab-failover-", "the failover test starts its own cluster")
 
 
 def test_a_master_killed_mid_run_loses_only_what_the_default_promises(own_cluster):

@@ -8,15 +8,11 @@ variant (no patience) shows that the migration really makes writes fail."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-
 import pytest
 
-from ctxlab.stores.local_servers import LocalRedisCluster, ServerError
 from ctxlab.stores.redis import RedisStateStore
 
-from conftest import arun, server_unavailable
+from conftest import arun
 from store_migration import migration_run
 
 pytestmark = pytest.mark.redis
@@ -25,18 +21,9 @@ pytestmark = pytest.mark.redis
 @pytest.fixture(scope="module")
 def own_cluster():
     """A cluster only this module uses (it moves slots between masters)."""
-    folder = tempfile.mkdtemp(prefix="ctxlab-migration-")
-    try:
-        cluster = LocalRedisCluster(folder).start()
-    except (ServerError, OSError) as exc:
-        shutil.rmtree(folder, ignore_errors=True)
-        server_unavailable("Redis Cluster", f"the migration test starts its own cluster ({exc})")
-        return
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
-        shutil.rmtree(folder, ignore_errors=True)
+    from redis_helpers import own_cluster as start_own_cluster
+
+    yield from start_own_cluster("ctxlab-migration-", "the migration test starts its own cluster")
 
 
 @pytest.mark.parametrize("replicas", [0, 1])

@@ -50,25 +50,9 @@ def test_a_cluster_error_names_the_slots_node_not_the_seed(request, tmp_path):
 @pytest.fixture
 def own_cluster():
     """A cluster only this test uses (it kills one of its masters)."""
-    import shutil
-    import tempfile
+    from redis_helpers import own_cluster as start_own_cluster
 
-    from ctxlab.stores.local_servers import LocalRedisCluster, ServerError
-
-    from conftest import server_unavailable
-
-    folder = tempfile.mkdtemp(prefix="ctxlab-errors-")
-    try:
-        cluster = LocalRedisCluster(folder).start()
-    except (ServerError, OSError) as exc:
-        shutil.rmtree(folder, ignore_errors=True)
-        server_unavailable("Redis Cluster", f"this test starts its own cluster ({exc})")
-        return
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
-        shutil.rmtree(folder, ignore_errors=True)
+    yield from start_own_cluster("ctxlab-errors-", "this test starts its own cluster")
 
 
 def test_a_dead_masters_error_names_that_master(own_cluster):
