@@ -38,7 +38,7 @@ LESSON_STRATEGIES: tuple[str, ...] = ("full", "trim:8", "summarize:2/4", "trim:4
                                       "trim:1+slots:ask")
 
 #: A few customers of each corpus's report half (a lesson stays well under 15 s offline).
-LESSON_CORPORA: dict[str, str] = {"planted": "planted:2", "sgd": "sgd:report:6",
+LESSON_CORPORA: dict[str, str] = {"planted": "planted:2:30-50", "sgd": "sgd:report:6",
                                   "crosswoz": "crosswoz:report:6"}
 
 

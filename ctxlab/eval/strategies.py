@@ -245,7 +245,7 @@ def _parse_slots(arg: str | None, summarizer: Any) -> Addon:
         kwargs["state"] = slot_memory(session, ordered)
 
     spec = "slots" + (":" + ",".join(ordered) if ordered else "")
-    return Addon("slots", spec, spec.replace(":", " "), configure,
+    return Addon("slots", spec, spec, configure,
                  params={"options": ordered})
 
 

@@ -39,7 +39,7 @@ def test_the_table_has_a_group_per_corpus_and_a_row_per_strategy(small):
     text = small.text()
     head = text.splitlines()[0]
     assert head.index("planted") < head.index("sgd") < head.index("crosswoz")
-    assert "full history" in text and "trim 1 + slots ask" in text
+    assert "full history" in text and "trim 1 + slots:ask" in text
     assert "customers: planted 1, sgd 2, crosswoz 2" in text
 
 

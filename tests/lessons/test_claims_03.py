@@ -140,10 +140,26 @@ def test_real_corpora_prose_reads_its_figures_from_the_table_and_restates_the_co
     # columns: planted recall, vs full | sgd recall, vs full | crosswoz recall, vs full
     assert s24[0] == s48[0]  # "both summaries keep"
     assert percents(prose) == [s24[0], s24[1], s48[1], t8[0], s24[2], s24[4], s24[3], s24[5],
-                               t8[2], t8[4], t8[3], t8[5]]
+                               t8[2], t8[4], t8[3], t8[5], s48[2], s48[4], s48[3], s48[5]]
+    assert "offline `ExtractiveSummarizer`" in prose and "no model call" in prose
     # what the prose concludes: summarizing wins on planted chats, trim:8 keeps more for less
-    # on both real corpora
+    # on both real corpora; summarize:4/8 keeps about as much as trim:8 at far more tokens
     assert s24[0] > t8[0] and s48[0] > t8[0]
     for recall, cost in ((2, 3), (4, 5)):
         assert s24[recall] < t8[recall] and s24[cost] > t8[cost]
+        assert abs(s48[recall] - t8[recall]) < 10 and s48[cost] > t8[cost] + 20
+
+
+def test_the_topic_summary_keeps_the_real_values_but_costs_more_than_full_history():
+    from lesson_outputs import percents, table_rows
+
+    prose = LESSON.markdown("real-topics-after")
+    shown = LESSON.output_above("real-topics-after")
+    assert "ExtractiveSummarizer(topics=True)" in "".join(
+        LESSON.cells[LESSON._index("real-topics")]["source"])
+    s24 = table_rows(shown)["summarize 2/4"]
+    # columns: sgd recall, vs full | crosswoz recall, vs full
+    assert percents(prose) == [s24[0], s24[2], s24[1], s24[3]]
+    assert min(s24[0], s24[2]) > 90 and min(s24[1], s24[3]) > 100  # "more than keeping everything"
+    assert "LLMSummarizer" in prose and "slot memory" in prose
     assert "customers: planted" in LESSON.output_above("real-after")

@@ -109,13 +109,17 @@ def test_real_corpora_prose_reads_its_figures_from_the_table_and_restates_the_co
 
     prose = lesson.markdown("real-after")
     rows = table_rows(lesson.output_above("real-after"))
-    state, trim, slots = rows["trim 4 + state"], rows["trim 4"], rows["trim 1 + slots ask"]
+    state, trim, slots = rows["trim 4 + state"], rows["trim 4"], rows["trim 1 + slots:ask"]
     # columns: planted recall, vs full | sgd recall, vs full | crosswoz recall, vs full
     assert percents(prose) == [state[0], state[1], state[2], state[4], trim[2], trim[4],
                                slots[2], slots[4], slots[3], slots[5], slots[0]]
-    # the support state keeps the planted facts, not the real ones ("hardly more than
-    # trimming"); the slot memory per topic keeps the real ones, not the planted ones
+    # the support state keeps the planted facts, not the real ones ("no more than trimming
+    # on SGD, N points more on CrossWOZ"); the slot memory per topic keeps the real ones, not
+    # the planted ones
     assert state[0] > slots[0] + 30
+    assert state[2] == trim[2] and "no more than trimming to 4 turns alone on SGD" in prose
+    points = re.search(r"(\d+\.\d) points more on CrossWOZ", prose)
+    assert points and float(points[1]) == round(state[4] - trim[4], 1)
     for recall, cost in ((2, 3), (4, 5)):
         assert state[recall] - trim[recall] <= 5 and state[recall] < 50
         assert slots[recall] >= 90 and slots[cost] < 40
