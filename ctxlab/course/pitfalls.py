@@ -238,7 +238,7 @@ class PartialConsolidation(MemoryNotes):
         return await super().end_session(user_id, session_id, at=at)
 
 
-_UNFLAG = re.compile(f"{FLAG} |\\s*(?:{'|'.join(re.escape(n) for n in FLAG_NOTES.values())})")
+_UNFLAG = re.compile(f"{FLAG} ?|\\s*(?:{'|'.join(re.escape(n) for n in FLAG_NOTES.values())})")
 
 
 def system_recall_filter(memory: Any) -> Any:

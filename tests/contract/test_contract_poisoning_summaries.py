@@ -204,4 +204,5 @@ def test_a_session_serves_its_summary_flagged_only_where_a_line_reads_like_an_or
     shown, stored = arun(served(FOLDED[0].text))
     changed = [(a, b) for a, b in zip(stored.split("\n"), shown.split("\n"), strict=True)
                if a != b]
-    assert changed and all(FOLDED[0].marker in a and b.startswith(FLAG) for a, b in changed)
+    assert changed and all(FOLDED[0].marker in a and b.startswith((FLAG, f"- {FLAG}"))
+                           for a, b in changed)
