@@ -27,7 +27,6 @@ from ctxlab.stores import StoreError, StoreUnavailableError
 from conftest import arun, user
 from store_backends import CONTRACT_KINDS, make_backend
 from store_kinds import STORE_KINDS, StoreKind
-from store_mutants import register, unregister
 
 pytestmark = pytest.mark.redis
 
@@ -60,15 +59,6 @@ def record_texts(records: list[logging.LogRecord]) -> str:
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s %(message)s"))
     return "\n".join(handler.format(r) for r in records
                      if r.name.startswith("ctxlab") or r.levelno >= logging.WARNING)
-
-
-@pytest.fixture
-def dict_adapter():
-    register()
-    try:
-        yield
-    finally:
-        unregister()
 
 
 #: The kinds that can be made to refuse an append (memory and the dict adapter cannot).
