@@ -660,7 +660,7 @@ __all__ += ["Correction", "SchemaTopics", "TopicBook", "TopicMemory", "Value",
 _LAZY.update({"dialogue_cases": ("ctxlab.eval.dialogue_cases", "dialogue_cases"),
               "customer_case": ("ctxlab.eval.dialogue_cases", "customer_case"),
               "split_half": ("ctxlab.course.corpora", "split_half")})
-__all__ += ["Customer", "Dialogue", "SlotFact", "Turn", "answer_key", "chain_customers",
+__all__ += ["Customer", "Dialogue", "SlotFact", "answer_key", "chain_customers",
             "customer_case", "dialogue_cases", "load_crosswoz", "load_sgd", "load_sgd_schema",
             "split_half"]
 # Issue 33 §6-7: a session-free fold (langmem's summarize_messages, sans-IO), the default
@@ -700,3 +700,31 @@ _LAZY.update({
 __all__ += ["ServiceSchema", "compare_on_real_corpora", "customer_said", "packaged_schema",
             "reports_fault", "score_dialogue_handoffs", "score_dialogue_sessions", "service_schema",
             "split_services"]
+# Names the README, docs and lessons import from submodules that a user of the package needs
+# too: the hub's instruction check, the prompt-cache simulation, the structured long-term
+# memory text (library names, imported eagerly); the evaluation tables and the judge, the
+# beyond-one-conversation corpora and tables, the view plot (loaded on first use).
+from .hub.hub import instruction_lines  # noqa: E402
+from .longterm.render import render_structured  # noqa: E402
+from .observe.prompt_cache import CacheRules, PromptCacheSim  # noqa: E402
+
+_PUBLIC_EVAL = ("DEFAULT_STRATEGIES", "RUBRIC", "answer_key_table", "corpora_table",
+                "judge_from_env", "latency_table", "pressure_table", "summary_table",
+                "survival_table")
+_LAZY.update({name: ("ctxlab.eval", name) for name in _PUBLIC_EVAL})
+_LAZY.update({
+    "cache_costs": ("ctxlab.eval.caching", "cache_costs"),
+    "cache_sweep": ("ctxlab.eval.caching", "cache_sweep"),
+    "handoff_table": ("ctxlab.eval.handoff_eval", "handoff_table"),
+    "run_handoffs": ("ctxlab.eval.handoff_eval", "run_handoffs"),
+    "recall_table": ("ctxlab.eval.sessions_eval", "recall_table"),
+    "three_days_corpus": ("ctxlab.eval.sessions_eval", "three_days_corpus"),
+    "preload_case": ("ctxlab.eval.preload_eval", "preload_case"),
+    "preload_corpus": ("ctxlab.eval.preload_eval", "preload_corpus"),
+    "preload_table": ("ctxlab.eval.preload_eval", "preload_table"),
+    "plot_views": ("ctxlab.viz.plots", "plot_views"),
+})
+__all__ += ["CacheRules", "PromptCacheSim", "instruction_lines", "render_structured",
+            *_PUBLIC_EVAL, "cache_costs", "cache_sweep", "handoff_table", "run_handoffs",
+            "recall_table", "three_days_corpus", "preload_case", "preload_corpus",
+            "preload_table", "plot_views"]
