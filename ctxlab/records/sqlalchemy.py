@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from .base import (
-    UNAVAILABLE,
     RecordConflictError,
     RecordStore,
     RecordsUnavailableError,
@@ -21,6 +20,7 @@ from .base import (
     conflict,
     decode,
     namespace_hash,
+    unavailable,
 )
 
 
@@ -88,8 +88,7 @@ class SQLAlchemyRecords(RecordStore):
         except (RecordConflictError, ValueError):
             raise
         except (SQLAlchemyError, OSError) as exc:
-            raise RecordsUnavailableError(f"{self.describe()} could not {what}: "
-                                          f"{type(exc).__name__}: {exc}. {UNAVAILABLE}") from exc
+            raise unavailable(self, what, exc) from None
 
     async def _get(self, namespace: str, key: str) -> Versioned:
         from sqlalchemy import select
@@ -151,7 +150,7 @@ class SQLAlchemyRecords(RecordStore):
             try:
                 return await self._call(f"write record {key!r} of user {namespace!r}", write)
             except RecordsUnavailableError as exc:
-                if not isinstance(exc.__cause__, IntegrityError):
+                if not isinstance(exc.backend_error, IntegrityError):
                     raise
         return await self._call(f"write record {key!r} of user {namespace!r}", write)
 
@@ -175,7 +174,7 @@ class SQLAlchemyRecords(RecordStore):
         try:
             return await self._call(f"delete the records of user {namespace!r}", remove)
         except RecordsUnavailableError as exc:
-            if not isinstance(exc.__cause__, IntegrityError):
+            if not isinstance(exc.backend_error, IntegrityError):
                 raise
             return await self._call(f"delete the records of user {namespace!r}", remove)
 

@@ -21,14 +21,13 @@ from pathlib import Path
 from typing import ClassVar, TypeVar
 
 from .base import (
-    UNAVAILABLE,
     RecordConflictError,
     RecordStore,
-    RecordsUnavailableError,
     Versioned,
     conflict,
     decode,
     namespace_hash,
+    unavailable,
 )
 
 T = TypeVar("T")
@@ -99,9 +98,7 @@ class SQLiteRecords(RecordStore):
         except (RecordConflictError, ValueError):
             raise
         except sqlite3.Error as exc:
-            raise RecordsUnavailableError(
-                f"{self.describe()} could not {what}: {type(exc).__name__}: {exc}. "
-                f"{UNAVAILABLE}") from exc
+            raise unavailable(self, what, exc) from None
 
     # -- operations ---------------------------------------------------------------------
     async def _get(self, namespace: str, key: str) -> Versioned:
