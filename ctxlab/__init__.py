@@ -615,6 +615,7 @@ __all__ += [
 # debounced reflection, forgetting by decay (library names, imported eagerly).
 from .longterm import (  # noqa: E402
     Consolidated,
+    ConsolidationCut,
     ConsolidationRejected,
     DecayPolicy,
     InForce,
@@ -636,7 +637,7 @@ from .longterm import (  # noqa: E402
 from .longterm import simulate as simulate_forgetting  # noqa: E402
 from .longterm.session_input import retry_once  # noqa: E402
 
-__all__ += ["Consolidated", "ConsolidationRejected", "DecayPolicy", "InForce",
+__all__ += ["Consolidated", "ConsolidationCut", "ConsolidationRejected", "DecayPolicy", "InForce",
             "LLMConsolidator", "MemoryNote", "MemoryNotes", "NoteBook", "ReflectionStats",
             "Reflector", "RuleConsolidator", "ScriptedConsolidator", "check_proposal",
             "memory_tools", "note_scope", "proposal_for", "render_in_force", "retry_once",
