@@ -143,6 +143,17 @@ def conflict(store: RecordStore, namespace: str, key: str, expected: int, actual
         namespace=namespace, key=key, expected=expected, actual=actual, deleted=deleted)
 
 
+def check_expected(store: RecordStore, namespace: str, key: str, expected_version: int,
+                   expected_epoch: int | None, current: int, epoch: int) -> None:
+    """The compare-and-swap test of a write, inside the backend's transaction: raise the
+    :func:`conflict` when the user's records were deleted since (``expected_epoch``) or the
+    record is no longer at ``expected_version`` (``current``: its version now, 0 if absent)."""
+    if expected_epoch is not None and expected_epoch != epoch:
+        raise conflict(store, namespace, key, expected_version, current, deleted=True)
+    if current != expected_version:
+        raise conflict(store, namespace, key, expected_version, current)
+
+
 class RecordStore(ABC):
     """Versioned JSON records per namespace (see the module docstring)."""
 

@@ -17,7 +17,7 @@ from .base import (
     RecordStore,
     RecordsUnavailableError,
     Versioned,
-    conflict,
+    check_expected,
     decode,
     namespace_hash,
     unavailable,
@@ -133,11 +133,8 @@ class SQLAlchemyRecords(RecordStore):
                 row = (await conn.execute(select(records.c.version).where(
                     records.c.h == h, records.c.key == key))).first()
                 current = row[0] if row else 0
-                if expected_epoch is not None and expected_epoch != epoch:
-                    raise conflict(self, namespace, key, expected_version, current,
-                                   deleted=True)
-                if current != expected_version:
-                    raise conflict(self, namespace, key, expected_version, current)
+                check_expected(self, namespace, key, expected_version, expected_epoch,
+                               current, epoch)
                 if row is None:
                     await conn.execute(insert(records).values(
                         h=h, key=key, namespace=namespace, version=seq, data=text))

@@ -24,7 +24,7 @@ from .base import (
     RecordConflictError,
     RecordStore,
     Versioned,
-    conflict,
+    check_expected,
     decode,
     namespace_hash,
     unavailable,
@@ -127,11 +127,8 @@ class SQLiteRecords(RecordStore):
                 row = conn.execute("SELECT version FROM ctxlab_records WHERE h = ? AND key = ?",
                                    (h, key)).fetchone()
                 current = row[0] if row else 0
-                if expected_epoch is not None and expected_epoch != epoch:
-                    raise conflict(self, namespace, key, expected_version, current,
-                                   deleted=True)
-                if current != expected_version:
-                    raise conflict(self, namespace, key, expected_version, current)
+                check_expected(self, namespace, key, expected_version, expected_epoch,
+                               current, epoch)
                 seq += 1
                 conn.execute("UPDATE ctxlab_record_meta SET seq = ? WHERE h = ?", (seq, h))
                 conn.execute("INSERT OR REPLACE INTO ctxlab_records (h, key, namespace, "
