@@ -709,23 +709,18 @@ from .hub.hub import instruction_lines  # noqa: E402
 from .longterm.render import render_structured  # noqa: E402
 from .observe.prompt_cache import CacheRules, PromptCacheSim  # noqa: E402
 
-_PUBLIC_EVAL = ("DEFAULT_STRATEGIES", "RUBRIC", "answer_key_table", "corpora_table",
-                "judge_from_env", "latency_table", "pressure_table", "summary_table",
-                "survival_table")
-_LAZY.update({name: ("ctxlab.eval", name) for name in _PUBLIC_EVAL})
-_LAZY.update({
-    "cache_costs": ("ctxlab.eval.caching", "cache_costs"),
-    "cache_sweep": ("ctxlab.eval.caching", "cache_sweep"),
-    "handoff_table": ("ctxlab.eval.handoff_eval", "handoff_table"),
-    "run_handoffs": ("ctxlab.eval.handoff_eval", "run_handoffs"),
-    "recall_table": ("ctxlab.eval.sessions_eval", "recall_table"),
-    "three_days_corpus": ("ctxlab.eval.sessions_eval", "three_days_corpus"),
-    "preload_case": ("ctxlab.eval.preload_eval", "preload_case"),
-    "preload_corpus": ("ctxlab.eval.preload_eval", "preload_corpus"),
-    "preload_table": ("ctxlab.eval.preload_eval", "preload_table"),
-    "plot_views": ("ctxlab.viz.plots", "plot_views"),
-})
-__all__ += ["CacheRules", "PromptCacheSim", "instruction_lines", "render_structured",
-            *_PUBLIC_EVAL, "cache_costs", "cache_sweep", "handoff_table", "run_handoffs",
-            "recall_table", "three_days_corpus", "preload_case", "preload_corpus",
-            "preload_table", "plot_views"]
+_LATER_LAZY: dict[str, tuple[str, ...]] = {
+    "ctxlab.eval": ("DEFAULT_STRATEGIES", "RUBRIC", "answer_key_table", "corpora_table",
+                    "judge_from_env", "latency_table", "pressure_table", "summary_table",
+                    "survival_table"),
+    "ctxlab.eval.caching": ("cache_costs", "cache_sweep"),
+    "ctxlab.eval.handoff_eval": ("handoff_table", "run_handoffs"),
+    "ctxlab.eval.sessions_eval": ("recall_table", "three_days_corpus"),
+    "ctxlab.eval.preload_eval": ("preload_case", "preload_corpus", "preload_table"),
+    "ctxlab.viz.plots": ("plot_views",),
+}
+for _module, _names in _LATER_LAZY.items():
+    _LAZY.update({name: (_module, name) for name in _names})
+    __all__ += list(_names)
+del _module, _names
+__all__ += ["CacheRules", "PromptCacheSim", "instruction_lines", "render_structured"]
