@@ -537,6 +537,17 @@ def _wait_for_step(root: Any, step: int, rows: int | None = None) -> None:
     )
 
 
+def _open_long_replay(page: Any, lab: JupyterLab, name: str) -> Any:
+    """Open ``name`` afresh, run it, and return its ReplayView once at the last step."""
+    _open_and_run_all(page, lab, f"{name}?reset")
+    page.set_default_timeout(LONG_UI_TIMEOUT_MS)
+    view = page.locator(".ctxlab-replay-view")
+    view.wait_for()
+    _assert_no_errors(page)
+    _wait_for_step(view, SNAPSHOTS)
+    return view
+
+
 #: Where the turns the model is sent start, in the body as it opens (not scrolled).
 OPENS_AT_JS = """
 root => {
@@ -662,12 +673,7 @@ def test_a_100_turn_replay_scrolls_and_keeps_its_height(sync_api: Any, lab: Jupy
         assert end["scrollTop"] > 0 and end["lastRowVisible"], end
 
         # The same measurements catch the first edition's layout.
-        _open_and_run_all(page, lab, "long_first_edition.ipynb?reset")
-        page.set_default_timeout(LONG_UI_TIMEOUT_MS)
-        broken = page.locator(".ctxlab-replay-view")
-        broken.wait_for()
-        _assert_no_errors(page)
-        _wait_for_step(broken, SNAPSHOTS)
+        broken = _open_long_replay(page, lab, "long_first_edition.ipynb")
         old_last = broken.evaluate(LAYOUT_JS)
         broken.locator(".ctxlab-prev").click()
         _wait_for_step(broken, SNAPSHOTS - 1)
@@ -679,12 +685,7 @@ def test_a_100_turn_replay_scrolls_and_keeps_its_height(sync_api: Any, lab: Jupy
         assert abs(old["height"] - old_last["height"]) > 1, (old, old_last)
 
         # ... and the second edition's: the model's view far down, the detail far off.
-        _open_and_run_all(page, lab, "long_second_edition.ipynb?reset")
-        page.set_default_timeout(LONG_UI_TIMEOUT_MS)
-        second = page.locator(".ctxlab-replay-view")
-        second.wait_for()
-        _assert_no_errors(page)
-        _wait_for_step(second, SNAPSHOTS)
+        second = _open_long_replay(page, lab, "long_second_edition.ipynb")
         old_opened = second.evaluate(OPENS_AT_JS)
         old_early = _detail_of(page, second, 2)
         assert "the turns the model is sent start" in " ".join(
