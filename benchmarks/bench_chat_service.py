@@ -148,26 +148,26 @@ def servers(needed: set[str]) -> tuple[dict[str, dict[str, str]], list[Any]]:
     """The environment per store kind, starting what is not given (stopped by the caller)."""
     from ctxlab.stores.local_servers import LocalPostgres, LocalRedis, LocalRedisCluster
 
+    def folder() -> str:
+        return tempfile.mkdtemp(prefix="bench-chat-")
+
+    kinds = (  # kind, the variable that names a running server, how to start one, chat's
+        ("postgres", "CTXLAB_POSTGRES_URL", lambda: LocalPostgres(fast=False),
+         "CHAT_POSTGRES_URL"),
+        ("redis-cluster", "CTXLAB_REDIS_CLUSTER_URL", lambda: LocalRedisCluster(folder()),
+         "CHAT_REDIS_URL"),
+        ("redis", "CTXLAB_REDIS_URL", lambda: LocalRedis(folder()), "CHAT_REDIS_URL"),
+    )
     env: dict[str, dict[str, str]] = {}
     started: list[Any] = []
-    if "postgres" in needed:
-        url = os.environ.get("CTXLAB_POSTGRES_URL")
+    for kind, variable, start, chat_variable in kinds:
+        if kind not in needed:
+            continue
+        url = os.environ.get(variable)
         if not url:
-            started.append(LocalPostgres(fast=False).start())
+            started.append(start().start())
             url = started[-1].url
-        env["postgres"] = {"CTXLAB_POSTGRES_URL": url, "CHAT_POSTGRES_URL": url}
-    if "redis-cluster" in needed:
-        url = os.environ.get("CTXLAB_REDIS_CLUSTER_URL")
-        if not url:
-            started.append(LocalRedisCluster(tempfile.mkdtemp(prefix="bench-chat-")).start())
-            url = started[-1].url
-        env["redis-cluster"] = {"CTXLAB_REDIS_CLUSTER_URL": url, "CHAT_REDIS_URL": url}
-    if "redis" in needed:
-        url = os.environ.get("CTXLAB_REDIS_URL")
-        if not url:
-            started.append(LocalRedis(tempfile.mkdtemp(prefix="bench-chat-")).start())
-            url = started[-1].url
-        env["redis"] = {"CTXLAB_REDIS_URL": url, "CHAT_REDIS_URL": url}
+        env[kind] = {variable: url, chat_variable: url}
     return env, started
 
 

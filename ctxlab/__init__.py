@@ -615,6 +615,7 @@ __all__ += [
 # debounced reflection, forgetting by decay (library names, imported eagerly).
 from .longterm import (  # noqa: E402
     Consolidated,
+    ConsolidationCut,
     ConsolidationRejected,
     DecayPolicy,
     InForce,
@@ -636,7 +637,7 @@ from .longterm import (  # noqa: E402
 from .longterm import simulate as simulate_forgetting  # noqa: E402
 from .longterm.session_input import retry_once  # noqa: E402
 
-__all__ += ["Consolidated", "ConsolidationRejected", "DecayPolicy", "InForce",
+__all__ += ["Consolidated", "ConsolidationCut", "ConsolidationRejected", "DecayPolicy", "InForce",
             "LLMConsolidator", "MemoryNote", "MemoryNotes", "NoteBook", "ReflectionStats",
             "Reflector", "RuleConsolidator", "ScriptedConsolidator", "check_proposal",
             "memory_tools", "note_scope", "proposal_for", "render_in_force", "retry_once",
@@ -660,7 +661,7 @@ __all__ += ["Correction", "SchemaTopics", "TopicBook", "TopicMemory", "Value",
 _LAZY.update({"dialogue_cases": ("ctxlab.eval.dialogue_cases", "dialogue_cases"),
               "customer_case": ("ctxlab.eval.dialogue_cases", "customer_case"),
               "split_half": ("ctxlab.course.corpora", "split_half")})
-__all__ += ["Customer", "Dialogue", "SlotFact", "Turn", "answer_key", "chain_customers",
+__all__ += ["Customer", "Dialogue", "SlotFact", "answer_key", "chain_customers",
             "customer_case", "dialogue_cases", "load_crosswoz", "load_sgd", "load_sgd_schema",
             "split_half"]
 # Issue 33 §6-7: a session-free fold (langmem's summarize_messages, sans-IO), the default
@@ -700,3 +701,26 @@ _LAZY.update({
 __all__ += ["ServiceSchema", "compare_on_real_corpora", "customer_said", "packaged_schema",
             "reports_fault", "score_dialogue_handoffs", "score_dialogue_sessions", "service_schema",
             "split_services"]
+# Names the README, docs and lessons import from submodules that a user of the package needs
+# too: the hub's instruction check, the prompt-cache simulation, the structured long-term
+# memory text (library names, imported eagerly); the evaluation tables and the judge, the
+# beyond-one-conversation corpora and tables, the view plot (loaded on first use).
+from .hub.hub import instruction_lines  # noqa: E402
+from .longterm.render import render_structured  # noqa: E402
+from .observe.prompt_cache import CacheRules, PromptCacheSim  # noqa: E402
+
+_LATER_LAZY: dict[str, tuple[str, ...]] = {
+    "ctxlab.eval": ("DEFAULT_STRATEGIES", "RUBRIC", "answer_key_table", "corpora_table",
+                    "judge_from_env", "latency_table", "pressure_table", "summary_table",
+                    "survival_table"),
+    "ctxlab.eval.caching": ("cache_costs", "cache_sweep"),
+    "ctxlab.eval.handoff_eval": ("handoff_table", "run_handoffs"),
+    "ctxlab.eval.sessions_eval": ("recall_table", "three_days_corpus"),
+    "ctxlab.eval.preload_eval": ("preload_case", "preload_corpus", "preload_table"),
+    "ctxlab.viz.plots": ("plot_views",),
+}
+for _module, _names in _LATER_LAZY.items():
+    _LAZY.update({name: (_module, name) for name in _names})
+    __all__ += list(_names)
+del _module, _names
+__all__ += ["CacheRules", "PromptCacheSim", "instruction_lines", "render_structured"]

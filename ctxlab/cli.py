@@ -184,7 +184,8 @@ def _add_drift(sub: Any) -> None:
                     help="keep_last_n_turns/context_limit (default 2/4)")
 
 
-def _positive(value: int, flag: str, minimum: int = 1) -> int:
+def positive(value: int, flag: str, minimum: int = 1) -> int:
+    """``value`` if it is at least ``minimum``; else a :class:`CliError` naming ``flag``."""
     if value < minimum:
         raise CliError(f"{flag} must be >= {minimum}, got {value}")
     return value
@@ -204,8 +205,8 @@ async def _eval(args: argparse.Namespace, out: TextIO) -> int:
 
     corpora = args.corpus or ["tau"]
     specs = args.strategy or list(DEFAULT_STRATEGIES)
-    _positive(args.workers, "--workers")
-    _positive(args.max_answer_probes, "--max-answer-probes", 0)
+    positive(args.workers, "--workers")
+    positive(args.max_answer_probes, "--max-answer-probes", 0)
     summarizer: Any = None
     if args.llm_summaries:
         backend = choose_backend()
@@ -281,7 +282,7 @@ def _progress(total: int, quiet: bool) -> Any:
 
 
 async def _replay(args: argparse.Namespace, out: TextIO) -> int:
-    _positive(args.width, "--width", 20)
+    positive(args.width, "--width", 20)
     case, strategies = _replay_case(args)
     instructions = _instructions(args)
     wanted = set(args.turn or [])
@@ -375,7 +376,7 @@ async def _drift(args: argparse.Namespace, out: TextIO) -> int:
     from .eval import load_corpora
     from .eval.drift import drift_report
 
-    _positive(args.every, "--every")
+    positive(args.every, "--every")
     if not 0 <= args.rate <= 1:
         raise CliError(f"--rate must be between 0 and 1, got {args.rate}")
     keep, sep, limit = args.summarize.partition("/")
@@ -397,7 +398,7 @@ async def _drift(args: argparse.Namespace, out: TextIO) -> int:
 def _compare(args: argparse.Namespace, out: TextIO) -> int:
     from .eval import EvalRun, compare
 
-    _positive(args.max_rows, "--max-rows", 0)
+    positive(args.max_rows, "--max-rows", 0)
     pairs: dict[str, str] = {}
     for pair in args.pair or []:
         base, sep, cand = pair.partition("=")

@@ -100,6 +100,18 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
+@pytest.fixture
+def dict_adapter():
+    """The dict store adapter of ``store_mutants.py`` registered for one test."""
+    from store_mutants import register, unregister
+
+    register()
+    try:
+        yield
+    finally:
+        unregister()
+
+
 # ------------------------------------------------------------------------ Redis server
 
 

@@ -57,3 +57,30 @@ class SeedStyleSummarizer:
     async def summarize(self, messages):
         self.seen.append(messages)
         return ("Summarize what we discussed.", f"{len(messages)} messages summarized")
+
+
+def warranty_script(turns: int) -> list[Any]:
+    """A ScriptedModel script: per turn one ``check_warranty`` call (serial ``SN-<t>``,
+    call id ``c<t>``), then ``Turn <t> done.``."""
+    from agents.testing import assistant_message, function_call
+
+    steps: list[Any] = []
+    for t in range(turns):
+        steps.append([function_call("check_warranty", {"serial": f"SN-{t}"}, call_id=f"c{t}")])
+        steps.append([assistant_message(f"Turn {t} done.", item_id=f"m{t}")])
+    return steps
+
+
+async def run_turns(agent: Any, session: Any, turns: int, streamed: bool, **kw: Any) -> None:
+    """Ask ``question 0`` .. ``question <turns-1>`` through the Runner (``run_streamed`` when
+    ``streamed``), each answer checked to start ``Turn <t>:``."""
+    from agents import Runner
+
+    for t in range(turns):
+        if streamed:
+            result: Any = Runner.run_streamed(agent, f"question {t}", session=session, **kw)
+            async for _ in result.stream_events():
+                pass
+        else:
+            result = await Runner.run(agent, f"question {t}", session=session, **kw)
+        assert result.final_output.startswith(f"Turn {t}:")

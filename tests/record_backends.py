@@ -56,6 +56,13 @@ def make_records(kind: str, folder: Path, redis_url: str | None = None) -> Recor
     raise ValueError(kind)
 
 
+def records_for(request: Any, folder: Path) -> RecordStore:
+    """The store of the kind a parametrized fixture's ``request.param`` names (``redis`` on
+    the session's real server, the ``redis_url`` fixture)."""
+    url = request.getfixturevalue("redis_url") if request.param == "redis" else None
+    return make_records(request.param, folder, url)
+
+
 async def raw_dump(store: RecordStore) -> bytes:
     """Every byte the backend holds for this store (files with their WAL, Redis keys and
     values under the store's prefix, the memory store's repr)."""

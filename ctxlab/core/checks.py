@@ -6,6 +6,8 @@ what it must be and what it got.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Container
 from typing import Any
 
 
@@ -46,3 +48,18 @@ def check_range(name: str, value: Any, *, low: float, high: float | None = None,
         upper = "" if high is None else f" and <= {high:g}"
         raise ValueError(f"{name} must be a number {lower}{upper}, got {value!r}")
     return float(value)
+
+
+def check_registration(value: Any, kind: type, *, noun: str, name: str,
+                       taken: Container[str], replace: bool,
+                       name_label: str | None = None) -> None:
+    """The checks of a ``register_*`` call: ``value`` is a ``kind``; ``name`` is a lowercase
+    word (when ``name_label`` names it in the message, e.g. ``"strategy name"``); no other
+    ``noun`` is registered under ``name`` unless ``replace``."""
+    if not isinstance(value, kind):
+        raise ValueError(f"expected a {kind.__name__}, got {type(value).__name__}")
+    if name_label is not None and not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+        raise ValueError(f"{name_label} {name!r} must be a lowercase word")
+    if name in taken and not replace:
+        raise ValueError(f"a {noun} named {name!r} is already registered; "
+                         "pass replace=True to override it")

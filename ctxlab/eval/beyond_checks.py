@@ -20,12 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents import RunConfig, Runner, SQLiteSession
+from agents import SQLiteSession
 
 from ..core.items import is_user_message, item_kind, item_text
 from ..core.validate import validate_items
 from ..handoffs.filters import view_text
 from ..handoffs.issues import CUSTOMER, split_issues
+from .handoff_eval import resume_to_repair
 from .multi_issue import MultiIssueCase
 
 #: The chats the lesson 09 check runs (not the lesson's own).
@@ -37,17 +38,7 @@ async def receiver_view(case: MultiIssueCase, candidate: Any) -> list[dict[str, 
     from ..course.team import OfflineTeamModel, make_support_team
 
     team = make_support_team(OfflineTeamModel(), input_filter=candidate)
-    sent: list[list[dict[str, Any]]] = []
-
-    async def record(data: Any) -> Any:
-        if data.agent.name == team["repair"].name and not sent:
-            sent.append([dict(i) for i in data.model_data.input])
-        return data.model_data
-
-    session = SQLiteSession(f"exercise-{case.id}")
-    await session.add_items([dict(i) for i in case.items])
-    await Runner.run(team["support"], case.resume, session=session,
-                     run_config=RunConfig(tracing_disabled=True, call_model_input_filter=record))
+    _, sent = await resume_to_repair(team, case, f"exercise-{case.id}")
     if not sent:
         raise RuntimeError("the support agent did not hand off")
     return sent[0]

@@ -70,19 +70,21 @@ def add_commands(sub: Any) -> None:
 
 
 def _positive(value: int, flag: str) -> int:
-    from ..cli import CliError
+    from ..cli import positive
 
-    if value < 1:
-        raise CliError(f"{flag} must be >= 1, got {value}")
-    return value
+    return positive(value, flag)
 
 
-def _save(out_dir: str, name: str, data: dict[str, Any]) -> Path:
-    folder = Path(out_dir)
+def _report(args: argparse.Namespace, out: TextIO, text: str, name: str,
+            data: dict[str, Any]) -> int:
+    """Print ``text``, save ``data`` as ``<name>-<time>.json`` in ``--out``, say where."""
+    print(text, file=out)
+    folder = Path(args.out)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}.json"
     path.write_text(json.dumps(data, ensure_ascii=False, indent=2))
-    return path
+    print(f"saved {path}", file=out)
+    return 0
 
 
 async def run_command(args: argparse.Namespace, out: TextIO) -> int:
@@ -103,12 +105,8 @@ async def _corpus_handoffs(args: argparse.Namespace, out: TextIO) -> int:
     from .dialogue_handoffs import MODES, score_dialogue_handoffs
 
     tables = [await score_dialogue_handoffs(spec, args.mode or MODES) for spec in args.corpus]
-    for table in tables:
-        print(table.text(), file=out)
-    path = _save(args.out, "handoffs", {"command": "eval-handoffs",
-                                        "corpora": {t.corpus: t.rows() for t in tables}})
-    print(f"saved {path}", file=out)
-    return 0
+    return _report(args, out, "\n".join(t.text() for t in tables), "handoffs",
+                   {"command": "eval-handoffs", "corpora": {t.corpus: t.rows() for t in tables}})
 
 
 async def _corpus_sessions(args: argparse.Namespace, out: TextIO) -> int:
@@ -116,12 +114,8 @@ async def _corpus_sessions(args: argparse.Namespace, out: TextIO) -> int:
 
     scores = [await score_dialogue_sessions(spec, args.setting or SETTINGS)
               for spec in args.corpus]
-    for score in scores:
-        print(score.text(), file=out)
-    path = _save(args.out, "sessions", {"command": "eval-sessions",
-                                        "corpora": {s.corpus: s.rows() for s in scores}})
-    print(f"saved {path}", file=out)
-    return 0
+    return _report(args, out, "\n".join(s.text() for s in scores), "sessions",
+                   {"command": "eval-sessions", "corpora": {s.corpus: s.rows() for s in scores}})
 
 
 async def _handoffs(args: argparse.Namespace, out: TextIO) -> int:
@@ -135,11 +129,9 @@ async def _handoffs(args: argparse.Namespace, out: TextIO) -> int:
     for mode in modes:
         history_filter(mode)
     scores = await score_handoffs(multi_issue_corpus(_positive(args.chats, "--chats")), modes)
-    print(handoff_table(scores), file=out)
-    path = _save(args.out, "handoffs", {"command": "eval-handoffs", "chats": args.chats,
-                                        "modes": [s.as_dict() for s in scores]})
-    print(f"saved {path}", file=out)
-    return 0
+    return _report(args, out, handoff_table(scores), "handoffs",
+                   {"command": "eval-handoffs", "chats": args.chats,
+                    "modes": [s.as_dict() for s in scores]})
 
 
 async def _sessions(args: argparse.Namespace, out: TextIO) -> int:
@@ -154,13 +146,11 @@ async def _sessions(args: argparse.Namespace, out: TextIO) -> int:
     cases = three_days_corpus(_positive(args.cases, "--cases"),
                               languages=args.language or ("en", "zh"))
     score = await score_recall(cases, settings)
-    print(recall_table(score), file=out)
-    print("(share of day-four questions answered with the day-one value; structured: "
-          "profile, case, requests, promises; long-tail: the shop, found by retrieval)", file=out)
-    path = _save(args.out, "sessions", {"command": "eval-sessions", "cases": len(cases),
-                                        "recall": score.as_dict()})
-    print(f"saved {path}", file=out)
-    return 0
+    text = (recall_table(score) + "\n(share of day-four questions answered with the day-one "
+            "value; structured: profile, case, requests, promises; long-tail: the shop, found "
+            "by retrieval)")
+    return _report(args, out, text, "sessions", {"command": "eval-sessions",
+                                                 "cases": len(cases), "recall": score.as_dict()})
 
 
 async def _preload(args: argparse.Namespace, out: TextIO) -> int:
@@ -169,7 +159,5 @@ async def _preload(args: argparse.Namespace, out: TextIO) -> int:
     cases = preload_corpus(_positive(args.chats, "--chats"),
                            languages=args.language or ("en", "zh"))
     score = await score_preloading(cases)
-    print(preload_table(score), file=out)
-    path = _save(args.out, "preload", {"command": "eval-preload", **score.as_dict()})
-    print(f"saved {path}", file=out)
-    return 0
+    return _report(args, out, preload_table(score), "preload",
+                   {"command": "eval-preload", **score.as_dict()})

@@ -105,6 +105,26 @@ def _model_of(model: Any) -> tuple[Any, Any]:
     return model, None
 
 
+async def resume_to_repair(team: Mapping[str, Agent], case: MultiIssueCase, session_id: str,
+                           **config: Any) -> tuple[Any, list[list[dict[str, Any]]]]:
+    """Run ``case``'s resume turn on ``team`` (its earlier items in a fresh SQLite session
+    ``session_id``); the run's result and the repair desk's first model input (in a list:
+    empty when the support agent did not hand off). ``config``: more ``RunConfig`` fields."""
+    sent: list[list[dict[str, Any]]] = []
+
+    async def record(data: Any) -> Any:
+        if data.agent.name == team["repair"].name and not sent:
+            sent.append([dict(i) for i in data.model_data.input])
+        return data.model_data
+
+    session = SQLiteSession(session_id)
+    await session.add_items([dict(i) for i in case.items])
+    run_config = RunConfig(tracing_disabled=True, call_model_input_filter=record, **config)
+    result = await Runner.run(team["support"], case.resume, session=session,
+                              run_config=run_config)
+    return result, sent
+
+
 async def run_handoff(case: MultiIssueCase, mode: str, *, model: Any = None) -> HandoffOutcome:
     """Run the resume turn of ``case`` with handoff mode ``mode`` and score the view, on
     ``model`` (default: the configured backend; see the module docstring)."""
@@ -114,18 +134,8 @@ async def run_handoff(case: MultiIssueCase, mode: str, *, model: Any = None) -> 
 
     model = team_model(model)
     team = make_support_team(model, input_filter=history_filter(mode))
-    sent: list[list[dict[str, Any]]] = []
-
-    async def record(data: Any) -> Any:
-        if data.agent.name == team["repair"].name and not sent:
-            sent.append([dict(i) for i in data.model_data.input])
-        return data.model_data
-
-    session = SQLiteSession(f"handoff-{case.id}")
-    await session.add_items([dict(i) for i in case.items])
-    config = RunConfig(tracing_disabled=True, call_model_input_filter=record,
-                       nest_handoff_history=mode == "sdk-nested")
-    result = await Runner.run(team["support"], case.resume, session=session, run_config=config)
+    result, sent = await resume_to_repair(team, case, f"handoff-{case.id}",
+                                          nest_handoff_history=mode == "sdk-nested")
     check_action(f"{case.id} ({mode}): hand off to the repair desk", happened=bool(sent),
                  result=result, tool="transfer_to_repair_desk",
                  backend=model).require()

@@ -31,6 +31,7 @@ from openai import AsyncOpenAI
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..core.display import NOTEBOOK_COLUMNS, wrap
+from ..core.error_text import cause_text
 from ..core.openai_calls import Api, JsonMode, ModelCaller, json_text
 from ..course.backends import choose_backend
 from ..memory import strict_schema
@@ -173,7 +174,7 @@ class SummaryJudge(ModelCaller):
         try:
             return JudgeVerdict.model_validate_json(json_text(text))
         except ValidationError as exc:
-            raise self.invalid_reply("verdict", str(exc)) from exc
+            raise self.invalid_reply("verdict", cause_text(exc)) from None
 
 
 def judge_from_env(env: Mapping[str, str] | None = None, *, model: str | None = None

@@ -35,7 +35,6 @@ be built directly from two functions, for memory that no spec describes.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -45,6 +44,7 @@ from agents.memory import SessionSettings
 
 from ..context import ContextManager, RequestCounter
 from ..context.compaction import ToolOutputCompactor
+from ..core.checks import check_registration
 from ..core.items import clone
 from ..facts.topics import SchemaTopics
 from ..memory import Recall, StateMemory
@@ -294,13 +294,9 @@ _COMPONENTS: dict[str, Component] = {}
 
 def register_component(component: Component, *, replace: bool = False) -> None:
     """Make a new spec word available to :func:`parse_strategy` (and the CLI)."""
-    if not isinstance(component, Component):
-        raise ValueError(f"expected a Component, got {type(component).__name__}")
-    if not re.fullmatch(r"[a-z][a-z0-9_]*", component.kind):
-        raise ValueError(f"component kind {component.kind!r} must be a lowercase word")
-    if component.kind in _COMPONENTS and not replace:
-        raise ValueError(f"a component named {component.kind!r} is already registered; "
-                         "pass replace=True to override it")
+    check_registration(component, Component, noun="component",
+                       name=getattr(component, "kind", ""), taken=_COMPONENTS,
+                       replace=replace, name_label="component kind")
     _COMPONENTS[component.kind] = component
 
 

@@ -14,7 +14,14 @@ from .agents import (
     record_run,
     run_items,
 )
-from .hub import HUB_KEY, HubConflictError, HubSnapshot, MemoryHub, UnknownUserError
+from .hub import (
+    HUB_KEY,
+    HubConflictError,
+    HubSnapshot,
+    MemoryHub,
+    UnknownUserError,
+    instruction_lines,
+)
 
 __all__ = [
     "HUB_KEY",
@@ -25,6 +32,7 @@ __all__ = [
     "hub_input_filter",
     "hub_instructions",
     "hub_message",
+    "instruction_lines",
     "record_items",
     "record_run",
     "run_items",

@@ -14,6 +14,7 @@ retrieval for the long tail), and forgotten on request in every store.
 
 from .consolidate import consolidate, informative, notes_of, session_state
 from .consolidation import (
+    ConsolidationCut,
     ConsolidationRejected,
     LLMConsolidator,
     RuleConsolidator,
@@ -37,6 +38,7 @@ __all__ = [
     "MEMORY_KEY",
     "Case",
     "Consolidated",
+    "ConsolidationCut",
     "ConsolidationRejected",
     "DecayPolicy",
     "DeletionReport",

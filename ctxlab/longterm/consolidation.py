@@ -22,7 +22,12 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ..core.openai_calls import ModelCaller, json_text
+from ..core.openai_calls import (
+    CUT_AT_MAX_TOKENS,
+    ModelCaller,
+    StructuredOutputError,
+    json_text,
+)
 from ..facts.instructions import looks_like_instruction
 from .notebook import NO_TOPIC, MemoryNote, rule_proposal
 
@@ -30,6 +35,15 @@ from .notebook import NO_TOPIC, MemoryNote, rule_proposal
 class ConsolidationRejected(ValueError):
     """A consolidator's proposal was refused; nothing was written (the message says which
     rule it broke, naming note ids only)."""
+
+
+class ConsolidationCut(ConsolidationRejected, StructuredOutputError):
+    """The model's proposal was cut at the reply cap (``finish_reason`` ``"length"``), so
+    it was not checked and nothing was written; ``limit`` is
+    :data:`~ctxlab.core.openai_calls.CUT_AT_MAX_TOKENS`. Caught as a
+    :class:`ConsolidationRejected` (fail closed) or a
+    :class:`~ctxlab.core.openai_calls.StructuredOutputError` (a structured reply that is
+    not what was asked for)."""
 
 
 class ProposedNote(BaseModel):
@@ -217,12 +231,29 @@ class LLMConsolidator:
         schema["$defs"]["ProposedNote"]["additionalProperties"] = False
         schema["additionalProperties"] = False
         self.calls += 1
-        return await self.caller.ask_json(self.messages(durable, session), schema,
+        text = await self.caller.ask_json(self.messages(durable, session), schema,
                                           "standing_notes")
+        if self.caller.last_finish_reason == "length":
+            raise self.cut(len(durable) + len(session))
+        return text
+
+    def cut(self, notes: int) -> ConsolidationCut:
+        """The error for a proposal cut at the cap (``notes``: how many were sent)."""
+        cap = self.caller.max_tokens
+        return ConsolidationCut(
+            f"LLMConsolidator ({self.caller.model}): the model's proposal was cut at "
+            f"max_tokens={cap} (finish_reason \"length\") before the list of standing notes "
+            f"was complete ({notes} note(s) sent). Nothing was written: the standing notes "
+            "and this session's notes are as they were, and the session can be consolidated "
+            f"again. What to do: raise the cap, LLMConsolidator(..., max_tokens=N) with N "
+            f"above {cap} (the reply repeats every note kept, word for word), or keep fewer "
+            "standing notes (MemoryNotes(decay=DecayPolicy(cap=...))).",
+            limit=CUT_AT_MAX_TOKENS)
 
 
 __all__ = [
     "CONSOLIDATION_PROMPT",
+    "ConsolidationCut",
     "ConsolidationRejected",
     "Consolidator",
     "LLMConsolidator",

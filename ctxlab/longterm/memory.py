@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..context.sources import context_message
+from ..core.error_text import cause_text
 from ..core.items import is_user_message, item_text
 from ..core.memory_frame import with_memory_notice
 from ..memory.fts import Doc, FTS5Index
@@ -293,7 +294,9 @@ class LongTermMemory:
                 return await self.write_session(user_id, items, session_id=session_id,
                                                 at=at, expected_epoch=epoch)
             except Exception as exc:  # logged and kept: a background write never breaks a reply
-                logger.exception("long-term write of session %s failed", session_id)
+                # the cause only: a backend's or extractor's text may quote what was said
+                logger.error("long-term write of session %s of user %s failed: %s",
+                             session_id, user_id, cause_text(exc))
                 self.errors.append((user_id, session_id, exc))
                 return None
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.checks import check_range
+from ..core.error_text import cause_text
 from ..records import UnknownUserError, check_user_id
 from .memory import LongTermMemory, _items_of
 from .notes import MemoryNotes
@@ -125,7 +126,7 @@ class Reflector:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # logged and kept, as end_session does
-            logger.exception("debounced reflection of user %s failed", user_id)
+            logger.error("debounced reflection of user %s failed: %s", user_id, cause_text(exc))
             self.memory.errors.append((user_id, ",".join(s[1] for s in taken), exc))
         burst.sessions = [s for s in burst.sessions if s not in taken]
         if not burst.sessions and self._bursts.get(user_id) is burst:

@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..core.error_text import cause_text
 from ..core.openai_calls import Api, JsonMode, ModelCaller, json_text
 from ..summarizers.transcript import render_transcript
 from .extract import turn_language
@@ -228,5 +229,6 @@ class LLMStateExtractor(ModelCaller):
         try:
             update = StateUpdate.model_validate_json(json_text(text))
         except ValidationError as exc:
-            raise self.invalid_reply("state update", str(exc)) from exc
+            # the cause only: pydantic's text quotes the reply (what the customer said)
+            raise self.invalid_reply("state update", cause_text(exc)) from None
         return update.to_patch()

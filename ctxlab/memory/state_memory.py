@@ -27,6 +27,7 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from ..core.error_text import cause_text
 from ..core.items import item_kind, item_text
 from ..core.ledger import LedgerEntry
 from ..core.turns import starts_turn
@@ -160,7 +161,7 @@ class StateMemory:
             changes = await self.feed(new)
         except Exception as exc:  # keep the old state; retry these items next time
             self._restore(saved)
-            self.last_error = f"{type(exc).__name__}: {exc}"
+            self.last_error = cause_text(exc)
             logger.warning("state extraction failed (will retry): %s", self.last_error)
             return []
         self._synced = len(stored)
@@ -253,7 +254,7 @@ class StateMemory:
             await self.feed(unstored)
             return self.message()
         except Exception as exc:  # the state of the stored items still goes out
-            logger.warning("state extraction of the current turn failed: %s", exc)
+            logger.warning("state extraction of the current turn failed: %s", cause_text(exc))
         finally:
             self._restore(saved)
         return self.message()

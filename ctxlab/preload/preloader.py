@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.error_text import cause_text
 from ..core.items import is_user_message, item_text
 from ..facts.typed import ALL_FACT_KINDS, find_facts, latest_fact
 
@@ -127,8 +128,9 @@ class Preloader:
                 output = await self.tools[call.tool].on_invoke_tool(ToolContext(
                     context=context, tool_name=call.tool, tool_call_id=call_id,
                     tool_arguments=arguments), arguments)
-            except Exception:  # a failed preload is no worse than none: the model asks itself
-                logger.exception("preloading %s failed", call.tool)
+            except Exception as exc:  # a failed preload is no worse than none: the model asks
+                # itself. The cause only: a tool's error may quote its arguments
+                logger.error("preloading %s failed: %s", call.tool, cause_text(exc))
                 self.stats.failed += 1
                 continue
             added += [{"type": "function_call", "call_id": call_id, "name": call.tool,

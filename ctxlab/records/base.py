@@ -30,11 +30,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ..core.error_text import cause_text
 from ..core.session_ids import InvalidSessionIdError, check_session_id
 
 
 class RecordError(RuntimeError):
     """A record store operation failed (the message names the store, user and operation)."""
+
+    #: The backend's own exception, for code (its text may quote stored data: it is never
+    #: part of the message nor chained into the traceback).
+    backend_error: BaseException | None = None
 
 
 class RecordsUnavailableError(RecordError):
@@ -99,8 +104,8 @@ def encode(data: Mapping[str, Any], *, where: str) -> str:
         text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"),
                           allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{where}: the record is not JSON data ({exc}); nothing was "
-                         "written") from None
+        raise ValueError(f"{where}: the record is not JSON data ({cause_text(exc)}); "
+                         "nothing was written") from None
     return text
 
 
@@ -136,6 +141,17 @@ def conflict(store: RecordStore, namespace: str, key: str, expected: int, actual
     return RecordConflictError(
         f"{store.describe()}: {reason}. Nothing was written; read it again and retry.",
         namespace=namespace, key=key, expected=expected, actual=actual, deleted=deleted)
+
+
+def check_expected(store: RecordStore, namespace: str, key: str, expected_version: int,
+                   expected_epoch: int | None, current: int, epoch: int) -> None:
+    """The compare-and-swap test of a write, inside the backend's transaction: raise the
+    :func:`conflict` when the user's records were deleted since (``expected_epoch``) or the
+    record is no longer at ``expected_version`` (``current``: its version now, 0 if absent)."""
+    if expected_epoch is not None and expected_epoch != epoch:
+        raise conflict(store, namespace, key, expected_version, current, deleted=True)
+    if current != expected_version:
+        raise conflict(store, namespace, key, expected_version, current)
 
 
 class RecordStore(ABC):
@@ -213,3 +229,14 @@ class RecordStore(ABC):
 
 UNAVAILABLE = ("Nothing was half-written: the operation happened completely or not at all. "
                "Retry when the backend is back.")
+
+
+def unavailable(store: RecordStore, what: str, exc: BaseException) -> RecordsUnavailableError:
+    """The error for a backend failure during ``what``: the store, the operation and the
+    cause without stored content (:func:`~ctxlab.core.error_text.cause_text`: a driver's
+    text may quote the SQL parameters, the record's JSON). The backend's exception is kept
+    as ``backend_error``; raise this ``from None`` so it stays out of the traceback too."""
+    error = RecordsUnavailableError(f"{store.describe()} could not {what}: {cause_text(exc)}. "
+                                    f"{UNAVAILABLE}")
+    error.backend_error = exc
+    return error

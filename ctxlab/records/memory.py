@@ -6,7 +6,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .base import RecordStore, Versioned, conflict, decode, namespace_hash
+from .base import RecordStore, Versioned, check_expected, decode, namespace_hash
 
 
 @dataclass
@@ -46,10 +46,8 @@ class MemoryRecords(RecordStore):
         with self._lock:
             row = self._rows.setdefault(namespace_hash(namespace), _Namespace())
             current = row.records.get(key, (0, ""))[0]
-            if expected_epoch is not None and expected_epoch != row.epoch:
-                raise conflict(self, namespace, key, expected_version, current, deleted=True)
-            if current != expected_version:
-                raise conflict(self, namespace, key, expected_version, current)
+            check_expected(self, namespace, key, expected_version, expected_epoch, current,
+                           row.epoch)
             row.seq += 1
             row.name = namespace
             row.records[key] = (row.seq, text)

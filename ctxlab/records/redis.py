@@ -25,13 +25,13 @@ import weakref
 from typing import Any, ClassVar
 
 from .base import (
-    UNAVAILABLE,
     RecordStore,
     RecordsUnavailableError,
     Versioned,
     conflict,
     decode,
     namespace_hash,
+    unavailable,
 )
 
 DEFAULT_PREFIX = "ctxlab:records"
@@ -149,9 +149,7 @@ class RedisRecords(RecordStore):
             return await (await self._redis()).eval(script, len(keys), *keys, *args)
         except Exception as exc:
             if type(exc).__module__.startswith("redis"):
-                raise RecordsUnavailableError(
-                    f"{self.describe()} could not {what}: {type(exc).__name__}: {exc}. "
-                    f"{UNAVAILABLE}") from exc
+                raise unavailable(self, what, exc) from None
             raise
 
     async def _get(self, namespace: str, key: str) -> Versioned:
@@ -179,8 +177,7 @@ class RedisRecords(RecordStore):
         try:
             fields = await (await self._redis()).hkeys(rec)
         except Exception as exc:
-            raise RecordsUnavailableError(f"{self.describe()} could not list the records of "
-                                          f"user {namespace!r}: {exc}. {UNAVAILABLE}") from exc
+            raise unavailable(self, f"list the records of user {namespace!r}", exc) from None
         names = [f.decode() if isinstance(f, bytes) else f for f in fields]
         return [n[2:] for n in names if n.startswith("d:")]
 
@@ -193,8 +190,7 @@ class RedisRecords(RecordStore):
                 if name:
                     found.append(name.decode() if isinstance(name, bytes) else name)
         except Exception as exc:
-            raise RecordsUnavailableError(f"{self.describe()} could not list users: {exc}. "
-                                          f"{UNAVAILABLE}") from exc
+            raise unavailable(self, "list users", exc) from None
         return found
 
     async def aclose(self) -> None:

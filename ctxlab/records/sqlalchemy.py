@@ -13,14 +13,14 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from .base import (
-    UNAVAILABLE,
     RecordConflictError,
     RecordStore,
     RecordsUnavailableError,
     Versioned,
-    conflict,
+    check_expected,
     decode,
     namespace_hash,
+    unavailable,
 )
 
 
@@ -88,8 +88,7 @@ class SQLAlchemyRecords(RecordStore):
         except (RecordConflictError, ValueError):
             raise
         except (SQLAlchemyError, OSError) as exc:
-            raise RecordsUnavailableError(f"{self.describe()} could not {what}: "
-                                          f"{type(exc).__name__}: {exc}. {UNAVAILABLE}") from exc
+            raise unavailable(self, what, exc) from None
 
     async def _get(self, namespace: str, key: str) -> Versioned:
         from sqlalchemy import select
@@ -134,11 +133,8 @@ class SQLAlchemyRecords(RecordStore):
                 row = (await conn.execute(select(records.c.version).where(
                     records.c.h == h, records.c.key == key))).first()
                 current = row[0] if row else 0
-                if expected_epoch is not None and expected_epoch != epoch:
-                    raise conflict(self, namespace, key, expected_version, current,
-                                   deleted=True)
-                if current != expected_version:
-                    raise conflict(self, namespace, key, expected_version, current)
+                check_expected(self, namespace, key, expected_version, expected_epoch,
+                               current, epoch)
                 if row is None:
                     await conn.execute(insert(records).values(
                         h=h, key=key, namespace=namespace, version=seq, data=text))
@@ -151,7 +147,7 @@ class SQLAlchemyRecords(RecordStore):
             try:
                 return await self._call(f"write record {key!r} of user {namespace!r}", write)
             except RecordsUnavailableError as exc:
-                if not isinstance(exc.__cause__, IntegrityError):
+                if not isinstance(exc.backend_error, IntegrityError):
                     raise
         return await self._call(f"write record {key!r} of user {namespace!r}", write)
 
@@ -175,7 +171,7 @@ class SQLAlchemyRecords(RecordStore):
         try:
             return await self._call(f"delete the records of user {namespace!r}", remove)
         except RecordsUnavailableError as exc:
-            if not isinstance(exc.__cause__, IntegrityError):
+            if not isinstance(exc.backend_error, IntegrityError):
                 raise
             return await self._call(f"delete the records of user {namespace!r}", remove)
 

@@ -21,14 +21,13 @@ from pathlib import Path
 from typing import ClassVar, TypeVar
 
 from .base import (
-    UNAVAILABLE,
     RecordConflictError,
     RecordStore,
-    RecordsUnavailableError,
     Versioned,
-    conflict,
+    check_expected,
     decode,
     namespace_hash,
+    unavailable,
 )
 
 T = TypeVar("T")
@@ -99,9 +98,7 @@ class SQLiteRecords(RecordStore):
         except (RecordConflictError, ValueError):
             raise
         except sqlite3.Error as exc:
-            raise RecordsUnavailableError(
-                f"{self.describe()} could not {what}: {type(exc).__name__}: {exc}. "
-                f"{UNAVAILABLE}") from exc
+            raise unavailable(self, what, exc) from None
 
     # -- operations ---------------------------------------------------------------------
     async def _get(self, namespace: str, key: str) -> Versioned:
@@ -130,11 +127,8 @@ class SQLiteRecords(RecordStore):
                 row = conn.execute("SELECT version FROM ctxlab_records WHERE h = ? AND key = ?",
                                    (h, key)).fetchone()
                 current = row[0] if row else 0
-                if expected_epoch is not None and expected_epoch != epoch:
-                    raise conflict(self, namespace, key, expected_version, current,
-                                   deleted=True)
-                if current != expected_version:
-                    raise conflict(self, namespace, key, expected_version, current)
+                check_expected(self, namespace, key, expected_version, expected_epoch,
+                               current, epoch)
                 seq += 1
                 conn.execute("UPDATE ctxlab_record_meta SET seq = ? WHERE h = ?", (seq, h))
                 conn.execute("INSERT OR REPLACE INTO ctxlab_records (h, key, namespace, "

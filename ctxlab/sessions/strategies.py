@@ -18,9 +18,9 @@ built from the spec, named ``spec.session_name``), exported from ``ctxlab`` and
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Any
 
+from ..core.checks import check_registration
 from ..policies import first_last, summarize, token_tail, trim
 from ..policies.invariants import mark_proven
 from ..policies.spec import StrategySpec, whole_number
@@ -41,13 +41,8 @@ def register_strategy(spec: StrategySpec, *, session: Any = None,
     """Make a strategy available by name (to sessions, evaluation, the CLI, plots and the
     property tests); returns the registered spec, whose ``session`` is its session class:
     ``session`` if given, else one built from the spec's policy."""
-    if not isinstance(spec, StrategySpec):
-        raise ValueError(f"expected a StrategySpec, got {type(spec).__name__}")
-    if not re.fullmatch(r"[a-z][a-z0-9_]*", spec.name):
-        raise ValueError(f"strategy name {spec.name!r} must be a lowercase word")
-    if spec.name in _STRATEGIES and not replace:
-        raise ValueError(f"a strategy named {spec.name!r} is already registered; "
-                         "pass replace=True to override it")
+    check_registration(spec, StrategySpec, noun="strategy", name=getattr(spec, "name", ""),
+                       taken=_STRATEGIES, replace=replace, name_label="strategy name")
     cls = session or spec.session or policy_session_class(spec)
     if not callable(cls):
         raise ValueError(f"strategy {spec.name!r}: session must be a class, got {cls!r}")

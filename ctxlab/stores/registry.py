@@ -34,6 +34,7 @@ from typing import Any
 
 from agents.memory import Session, SQLiteSession
 
+from ..core.checks import check_registration
 from ..core.session_ids import check_session_id
 from .base import LogStore, StateStore
 from .memory import MemoryLog, MemoryStateStore
@@ -67,12 +68,10 @@ _ADAPTERS: list[StoreAdapter] = []
 
 def register_store(adapter: StoreAdapter, *, replace: bool = False) -> None:
     """Make ``open_store`` (and so every session's ``store=``) understand a new backend."""
-    if not isinstance(adapter, StoreAdapter):
-        raise ValueError(f"expected a StoreAdapter, got {type(adapter).__name__}")
+    check_registration(adapter, StoreAdapter, noun="store adapter",
+                       name=getattr(adapter, "name", ""), taken={a.name for a in _ADAPTERS},
+                       replace=replace)
     existing = [a for a in _ADAPTERS if a.name == adapter.name]
-    if existing and not replace:
-        raise ValueError(f"a store adapter named {adapter.name!r} is already registered; "
-                         "pass replace=True to override it")
     for old in existing:
         _ADAPTERS.remove(old)
     _ADAPTERS.append(adapter)

@@ -8,7 +8,8 @@ Seen on the real server and checked here against the fake:
    model class returns an empty answer (the broken variant), and an empty *reply* (chunks
    without text) is still an answer;
 2. a structured reply cut at ``max_tokens`` (``finish_reason: "length"``) says it was cut
-   and how to raise the cap, not that the model ignored the schema;
+   and how to raise the cap, not that the model ignored the schema; a consolidation of
+   standing notes cut there writes nothing and says so (not "the proposal is not JSON");
 3. ``GET /models``'s ``owned_by: "me"`` identifies the server.
 """
 
@@ -21,7 +22,9 @@ import httpx
 import pytest
 from agents import Agent, ModelSettings, OpenAIChatCompletionsModel, Runner, SQLiteSession
 from openai_server_rules import LLAMA_CPP_PYTHON, LLAMA_CPP_PYTHON_FUNCTION_CALLING
+from test_contract_memory_notes import brain as notes_brain
 
+from ctxlab import ConsolidationCut, ConsolidationRejected, LLMConsolidator, MemoryNotes
 from ctxlab.core.model_errors import ModelCallError
 from ctxlab.core.openai_calls import CUT_AT_MAX_TOKENS, JSON_OBJECT_LIMIT, StructuredOutputError
 from ctxlab.course.agent import make_support_agent
@@ -35,6 +38,7 @@ from ctxlab.course.server_limits import (
     STREAMED_AUTO_TOOL_CHOICE,
     server_kind,
 )
+from ctxlab.longterm.consolidation import Proposal
 from ctxlab.memory.llm_extract import LLMStateExtractor
 
 from conftest import arun
@@ -174,6 +178,71 @@ def test_a_reply_that_fits_the_cap_but_breaks_the_schema_still_blames_the_schema
     with pytest.raises(StructuredOutputError) as info:
         arun(extractor.extract(seed_support_conversation().items[:6]))
     assert info.value.limit == JSON_OBJECT_LIMIT and "was cut" not in str(info.value)
+
+
+class UncheckedConsolidator(LLMConsolidator):
+    """The broken variant: the consolidator as it was, handing on a cut reply unchecked."""
+
+    async def propose(self, durable, session):
+        self.calls += 1
+        return await self.caller.ask_json(self.messages(durable, session),
+                                          Proposal.model_json_schema(), "standing_notes")
+
+
+STANDING = ("From now on, email only, never call me.",
+            "From now on, always ship to my office on Baker Street 221.",
+            "Remember that my account is under the name Ana Lima from now on.")
+
+
+def consolidate_on(rules, max_tokens: int, consolidator=LLMConsolidator):
+    """Three standing notes saved in one session, consolidated by a model on a server with
+    ``rules`` under a reply cap of ``max_tokens``: (notebook before, after, the error)."""
+    fake = FakeOpenAI(rules=rules, brain=notes_brain)
+    notes = MemoryNotes(consolidator=consolidator(fake.async_client(), MODEL, api="chat",
+                                                  max_tokens=max_tokens))
+
+    async def go():
+        for text in STANDING:
+            await notes.save("ana", "s1", text, at="2026-03-02")
+        before = await notes.book("ana")
+        try:
+            await notes.end_session("ana", "s1", at="2026-03-02")
+        except ConsolidationRejected as exc:
+            return before, await notes.book("ana"), exc
+        return before, await notes.book("ana"), None
+
+    before, after, error = arun(go())
+    assert fake.bodies("chat/completions")[-1]["max_tokens"] == max_tokens
+    return before, after, error
+
+
+def says_it_was_cut(error: BaseException | None, cap: int) -> bool:
+    """The message says what happened (cut at the cap, nothing written) and what to do."""
+    message = str(error)
+    return (message.startswith(f"LLMConsolidator ({MODEL}): the model's proposal was cut at "
+                               f"max_tokens={cap} (finish_reason \"length\")")
+            and "Nothing was written" in message and "consolidated again" in message
+            and f"LLMConsolidator(..., max_tokens=N) with N above {cap}" in message)
+
+
+@pytest.mark.parametrize("rules", [None, LLAMA_CPP_PYTHON], ids=["openai", "llama-cpp"])
+def test_a_consolidation_cut_at_the_cap_says_so_and_writes_nothing(rules):
+    before, after, error = consolidate_on(rules, 40)
+    assert isinstance(error, ConsolidationCut) and isinstance(error, StructuredOutputError)
+    assert error.limit == CUT_AT_MAX_TOKENS
+    assert says_it_was_cut(error, 40), str(error)
+    assert "not JSON" not in str(error) and "Ana Lima" not in str(error)
+    assert after == before and len(after.session_notes("s1")) == len(STANDING)
+    # with room for the whole list the same model's answer is taken
+    _, kept, error = consolidate_on(rules, 2000)
+    assert error is None and [n.text for n in kept.durable] == list(STANDING)
+
+
+def test_the_check_catches_a_consolidator_that_hands_on_a_cut_reply():
+    before, after, error = consolidate_on(None, 40, UncheckedConsolidator)
+    assert isinstance(error, ConsolidationRejected) and after == before  # still fails closed
+    assert not says_it_was_cut(error, 40), "the old message should not say it was cut"
+    assert "the proposal is not JSON" in str(error)
 
 
 # ---------------------------------------------------------------------------- 3. owned_by

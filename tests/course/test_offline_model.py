@@ -48,60 +48,18 @@ class RecordingModel(Model):
         items = [{"role": "user", "content": input}] if isinstance(input, str) else input
         self.calls.append((system_instructions, copy.deepcopy(items), list(tools)))
 
-    async def get_response(
-        self,
-        system_instructions,
-        input,
-        model_settings,
-        tools,
-        output_schema,
-        handoffs,
-        tracing,
-        *,
-        previous_response_id,
-        conversation_id,
-        prompt,
-    ):
+    async def get_response(self, system_instructions, input, model_settings, tools, *rest, **kw):
         self._record(system_instructions, input, tools)
         return await self.inner.get_response(
-            system_instructions,
-            input,
-            model_settings,
-            tools,
-            output_schema,
-            handoffs,
-            tracing,
-            previous_response_id=previous_response_id,
-            conversation_id=conversation_id,
-            prompt=prompt,
+            system_instructions, input, model_settings, tools, *rest, **kw
         )
 
     async def stream_response(
-        self,
-        system_instructions,
-        input,
-        model_settings,
-        tools,
-        output_schema,
-        handoffs,
-        tracing,
-        *,
-        previous_response_id,
-        conversation_id,
-        prompt,
+        self, system_instructions, input, model_settings, tools, *rest, **kw
     ) -> AsyncIterator[Any]:
         self._record(system_instructions, input, tools)
         async for event in self.inner.stream_response(
-            system_instructions,
-            input,
-            model_settings,
-            tools,
-            output_schema,
-            handoffs,
-            tracing,
-            previous_response_id=previous_response_id,
-            conversation_id=conversation_id,
-            prompt=prompt,
+            system_instructions, input, model_settings, tools, *rest, **kw
         ):
             yield event
 

@@ -31,7 +31,7 @@ from ctxlab.records import InvalidUserIdError
 from ctxlab.records.users import MissingUserError, UserContext
 
 from conftest import ROOT, arun
-from record_backends import RECORD_KINDS, make_records
+from record_backends import RECORD_KINDS, make_records, records_for
 
 set_tracing_disabled(True)
 WORKER = ROOT / "tests" / "hub_worker.py"
@@ -39,8 +39,7 @@ WORKER = ROOT / "tests" / "hub_worker.py"
 
 @pytest.fixture(params=RECORD_KINDS)
 def hub(request, tmp_path):
-    url = request.getfixturevalue("redis_url") if request.param == "redis" else None
-    return MemoryHub(make_records(request.param, tmp_path, url))
+    return MemoryHub(records_for(request, tmp_path))
 
 
 def test_a_lost_race_is_refused_with_a_clear_error_and_loses_nothing(hub):

@@ -23,7 +23,7 @@ from ctxlab.longterm.decay import used
 
 from conftest import arun, assistant, user
 from notes_mutants import EagerReflector
-from record_backends import RECORD_KINDS, make_records, raw_dump
+from record_backends import RECORD_KINDS, raw_dump, records_for
 
 DAY = datetime.timedelta(days=1)
 T0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
@@ -86,8 +86,7 @@ CHAT = [user("Hi, I'm Zoe Quist, write to zq.private.4417@example.org, serial C0
 
 @pytest.fixture(params=RECORD_KINDS)
 def records(request, tmp_path):
-    url = request.getfixturevalue("redis_url") if request.param == "redis" else None
-    return make_records(request.param, tmp_path, url)
+    return records_for(request, tmp_path)
 
 
 def test_forget_me_erases_notes_memory_and_pending_reflections(records):

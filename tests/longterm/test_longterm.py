@@ -16,7 +16,7 @@ from ctxlab.records import InvalidUserIdError, UnknownUserError
 from ctxlab.records.users import MissingUserError, UserContext
 
 from conftest import arun, assistant, user
-from record_backends import RECORD_KINDS, make_records
+from record_backends import RECORD_KINDS, records_for
 
 set_tracing_disabled(True)
 
@@ -38,8 +38,7 @@ DAY_ONE = [
 
 @pytest.fixture(params=RECORD_KINDS)
 def memory(request, tmp_path):
-    url = request.getfixturevalue("redis_url") if request.param == "redis" else None
-    return LongTermMemory(make_records(request.param, tmp_path, url))
+    return LongTermMemory(records_for(request, tmp_path))
 
 
 def test_a_session_is_written_as_profile_preferences_commitments_cases_and_notes():

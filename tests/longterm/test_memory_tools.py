@@ -16,7 +16,7 @@ from ctxlab import MemoryNotes, UserContext, memory_tools
 
 from conftest import arun
 from notes_mutants import BlindWriteNotes, user_id_tools
-from record_backends import RECORD_KINDS, make_records
+from record_backends import RECORD_KINDS, make_records, records_for
 
 set_tracing_disabled(True)
 QUIET = RunConfig(tracing_disabled=True)
@@ -44,8 +44,7 @@ async def concurrent_saves(notes: MemoryNotes, runs: int = RUNS) -> list[str]:
 
 @pytest.fixture(params=RECORD_KINDS)
 def records(request, tmp_path):
-    url = request.getfixturevalue("redis_url") if request.param == "redis" else None
-    return make_records(request.param, tmp_path, url)
+    return records_for(request, tmp_path)
 
 
 def test_concurrent_runs_that_save_lose_nothing(records):

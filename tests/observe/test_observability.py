@@ -7,7 +7,7 @@ import logging
 
 import pytest
 from agents import Agent, RunConfig, Runner, SQLiteSession, function_tool, set_tracing_disabled
-from agents.testing import ScriptedModel, assistant_message, function_call
+from agents.testing import ScriptedModel
 
 from ctxlab import SummarizingSession, TrimmingSession, validate_items
 from ctxlab.core.digest import canonical_json
@@ -17,7 +17,7 @@ from ctxlab.core.session_ids import InvalidSessionIdError
 from ctxlab.observe import RECORD_SECTIONS, ContextDebugLog, TokenAlert, TokenMonitor
 
 from conftest import arun
-from fakes import RecordingSummarizer
+from fakes import RecordingSummarizer, warranty_script
 
 set_tracing_disabled(True)
 
@@ -28,14 +28,6 @@ SECRET = "serial C02XK1ZJG8WP"
 def check_warranty(serial: str) -> str:
     """Warranty status for a device serial number."""
     return json.dumps({"serial": serial, "warranty": "covered", "owner": "dana@example.com"})
-
-
-def script(turns: int) -> list:
-    steps = []
-    for t in range(turns):
-        steps.append([function_call("check_warranty", {"serial": f"SN-{t}"}, call_id=f"c{t}")])
-        steps.append([assistant_message(f"Turn {t} done.", item_id=f"m{t}")])
-    return steps
 
 
 def agent_for(model: ScriptedModel) -> Agent:
@@ -51,7 +43,7 @@ async def converse(session, debug, turns: int, model: ScriptedModel) -> None:
 
 
 def test_one_record_per_model_call_with_sections_and_ledger_diffs(tmp_path):
-    model = ScriptedModel(script(4))
+    model = ScriptedModel(warranty_script(4))
     session = TrimmingSession(max_turns=2, store=SQLiteSession("dbg", tmp_path / "chat.db"))
     debug = ContextDebugLog(session, tmp_path / "logs", monitor=TokenMonitor(10_000))
 
@@ -136,7 +128,7 @@ def ledger_errors(session, log: LedgerKeepingLog, model: ScriptedModel) -> list[
     lambda: SummarizingSession(1, 2, RecordingSummarizer(), session_id="fold"),
 ], ids=["trim 2", "trim 1", "summarize 1/2"])
 def test_the_logged_ledger_is_the_one_each_call_was_sent(tmp_path, make):
-    model = ScriptedModel(script(5))
+    model = ScriptedModel(warranty_script(5))
     session = make()
     debug = LedgerKeepingLog(session, tmp_path)
     arun(converse(session, debug, 5, model))
@@ -148,7 +140,7 @@ def test_the_logged_ledger_is_the_one_each_call_was_sent(tmp_path, make):
         sent = [e for e in ledger if e.state in ("kept", "summary")]
         assert len(sent) == record["items"]
     # the broken variant, on the same conversation, reports items one turn ahead
-    model = ScriptedModel(script(5))
+    model = ScriptedModel(warranty_script(5))
     session = make()
     ahead = AheadLog(session, tmp_path / "ahead")
     arun(converse(session, ahead, 5, model))
@@ -156,7 +148,7 @@ def test_the_logged_ledger_is_the_one_each_call_was_sent(tmp_path, make):
 
 
 def test_production_mode_writes_metadata_only(tmp_path):
-    model = ScriptedModel(script(2))
+    model = ScriptedModel(warranty_script(2))
     session = TrimmingSession("prod", max_turns=4)
     debug = ContextDebugLog(session, tmp_path, mode="production")
 
@@ -174,7 +166,7 @@ def test_production_mode_writes_metadata_only(tmp_path):
 
 
 def test_development_records_can_be_redacted(tmp_path):
-    model = ScriptedModel(script(1))
+    model = ScriptedModel(warranty_script(1))
     session = TrimmingSession("red", max_turns=4)
     debug = ContextDebugLog(session, tmp_path, redactor=Redactor())
 
@@ -188,7 +180,7 @@ def test_development_records_can_be_redacted(tmp_path):
 
 
 def test_a_fold_shows_as_kept_to_summarized_in_the_diff(tmp_path):
-    model = ScriptedModel(script(4))
+    model = ScriptedModel(warranty_script(4))
     session = SummarizingSession(1, 2, RecordingSummarizer(), session_id="fold")
     debug = ContextDebugLog(session, tmp_path)
 
@@ -203,7 +195,7 @@ def test_a_fold_shows_as_kept_to_summarized_in_the_diff(tmp_path):
 
 
 def test_token_monitor_alerts_when_a_call_exceeds_the_limit(tmp_path):
-    model = ScriptedModel(script(3))
+    model = ScriptedModel(warranty_script(3))
     session = TrimmingSession("busy", max_turns=8)
     seen: list[TokenAlert] = []
 
@@ -227,7 +219,7 @@ def test_token_monitor_alerts_when_a_call_exceeds_the_limit(tmp_path):
 def test_token_monitor_alerts_when_a_fold_keeps_failing():
     from ctxlab.summarizers.testing import FailingSummarizer
 
-    model = ScriptedModel(script(4))
+    model = ScriptedModel(warranty_script(4))
     session = SummarizingSession(1, 2, FailingSummarizer(RecordingSummarizer(), failures=99))
     monitor = TokenMonitor(100_000, lambda alert: None)
 
@@ -274,7 +266,7 @@ def test_bad_configuration_is_reported_and_logging_failures_never_break_a_run(tm
 
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("a file where the logs folder should be")
-    model = ScriptedModel(script(1))
+    model = ScriptedModel(warranty_script(1))
     session = TrimmingSession("ok", max_turns=2)
     debug = ContextDebugLog(session, blocked)
 

@@ -19,13 +19,12 @@ from ctxlab.records import (
 )
 
 from conftest import arun
-from record_backends import RECORD_KINDS, make_records, raw_dump
+from record_backends import RECORD_KINDS, raw_dump, records_for
 
 
 @pytest.fixture(params=RECORD_KINDS)
 def records(request, tmp_path):
-    url = request.getfixturevalue("redis_url") if request.param == "redis" else None
-    return make_records(request.param, tmp_path, url)
+    return records_for(request, tmp_path)
 
 
 def test_create_read_and_compare_and_swap(records):

@@ -11,6 +11,7 @@ from agents.testing import ScriptedModel, assistant_message, function_call
 from ctxlab import TrimmingSession, item_text, segment_turns, validate_items
 
 from conftest import arun
+from fakes import run_turns
 
 set_tracing_disabled(True)
 
@@ -41,14 +42,7 @@ def test_runner_sees_only_the_last_turns(streamed):
     session = TrimmingSession("runner", max_turns=keep)
 
     async def go():
-        for t in range(turns):
-            if streamed:
-                result = Runner.run_streamed(agent, f"question {t}", session=session)
-                async for _ in result.stream_events():
-                    pass
-            else:
-                result = await Runner.run(agent, f"question {t}", session=session)
-            assert result.final_output.startswith(f"Turn {t}:")
+        await run_turns(agent, session, turns, streamed)
         model.assert_complete()
 
         raw = await session.raw_items()
@@ -100,13 +94,7 @@ def test_summarizing_session_under_the_runner(streamed):
     session = SummarizingSession(keep_last_n_turns=1, context_limit=2, session_id="sum-run")
 
     async def go():
-        for t in range(turns):
-            if streamed:
-                result = Runner.run_streamed(agent, f"question {t}", session=session)
-                async for _ in result.stream_events():
-                    pass
-            else:
-                result = await Runner.run(agent, f"question {t}", session=session)
+        await run_turns(agent, session, turns, streamed)
         model.assert_complete()
         for call in model.calls:
             assert validate_items(call.input, check_keys=False) == []

@@ -8,7 +8,7 @@ import json
 import warnings
 
 import pytest
-from agents import Agent, Runner, function_tool, set_tracing_disabled
+from agents import Agent, function_tool, set_tracing_disabled
 from agents.testing import ScriptedModel, assistant_message, function_call
 
 from ctxlab import (
@@ -21,6 +21,7 @@ from ctxlab import (
 )
 
 from conftest import arun
+from fakes import run_turns
 
 set_tracing_disabled(True)
 
@@ -40,17 +41,6 @@ def script(turns: int) -> list:
         steps.append([function_call("lookup", {"serial": f"SN-{t}"}, call_id=f"call_{t}")])
         steps.append([assistant_message(f"Turn {t}: done. " + "Detail. " * 30, item_id=f"m{t}")])
     return steps
-
-
-async def run_turns(agent, session, turns: int, streamed: bool, **kw):
-    for t in range(turns):
-        if streamed:
-            result = Runner.run_streamed(agent, f"question {t}", session=session, **kw)
-            async for _ in result.stream_events():
-                pass
-        else:
-            result = await Runner.run(agent, f"question {t}", session=session, **kw)
-        assert result.final_output.startswith(f"Turn {t}:")
 
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["run", "run_streamed"])

@@ -16,7 +16,6 @@ from ctxlab.stores.native import session_protocol_gaps
 from conftest import arun
 from fakes import RecordingSummarizer
 from store_backends import CONTRACT_KINDS, make_backend
-from store_mutants import register, unregister
 
 
 def is_sdk_session(obj: object) -> list[str]:
@@ -50,15 +49,13 @@ def test_the_redis_store_is_an_sdk_session():
 
 @pytest.mark.redis
 @pytest.mark.parametrize("kind", [k for k in CONTRACT_KINDS if k != "memory"])
-def test_every_store_kinds_store_is_an_sdk_session(kind, request, tmp_path):
-    register()
+def test_every_store_kinds_store_is_an_sdk_session(kind, request, tmp_path, dict_adapter):
     backend = make_backend(kind, request, tmp_path)
     try:
         store = backend.store_arg("protocol")
         assert not is_sdk_session(store), f"{kind}: {is_sdk_session(store)}"
     finally:
         arun(backend.aclose())
-        unregister()
 
 
 def test_the_check_fails_a_class_that_is_not_a_session():

@@ -20,18 +20,9 @@ from ctxlab.stores import store_adapters
 from conftest import arun
 from store_backends import ADAPTER_OF, CONTRACT_KINDS, Backend, make_backend
 from store_contract import BROKEN_BY, CHECKS, MAY_BREAK
-from store_mutants import MUTATIONS, register, unregister
+from store_mutants import MUTATIONS
 
 pytestmark = pytest.mark.redis
-
-
-@pytest.fixture
-def dict_adapter():
-    register()
-    try:
-        yield
-    finally:
-        unregister()
 
 
 def run_check(backend: Backend, name: str) -> None:

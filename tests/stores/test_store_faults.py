@@ -9,13 +9,13 @@ import sqlite3
 
 import pytest
 from agents import Agent, Runner, SQLiteSession, function_tool, set_tracing_disabled
-from agents.testing import ScriptedModel, assistant_message, function_call
+from agents.testing import ScriptedModel
 
 from ctxlab import SummarizingSession, TrimmingSession, item_text, validate_items
 from ctxlab.stores import SQLiteLog, StoreUnavailableError
 
 from conftest import arun, redis_unavailable, user
-from fakes import RecordingSummarizer
+from fakes import RecordingSummarizer, warranty_script
 from redis_helpers import RedisServer
 
 set_tracing_disabled(True)
@@ -25,14 +25,6 @@ set_tracing_disabled(True)
 def check_warranty(serial: str) -> str:
     """Warranty status for a device serial number."""
     return json.dumps({"serial": serial, "warranty": "covered"})
-
-
-def script(turns: int) -> list:
-    steps = []
-    for t in range(turns):
-        steps.append([function_call("check_warranty", {"serial": f"SN-{t}"}, call_id=f"c{t}")])
-        steps.append([assistant_message(f"Turn {t} done.", item_id=f"m{t}")])
-    return steps
 
 
 def test_a_locked_sqlite_file_raises_store_unavailable_and_loses_nothing(tmp_path):
@@ -89,7 +81,7 @@ def fast_failing_client(url: str):
 def test_redis_down_mid_run_fails_clearly_and_the_run_resumes(own_redis):
     from agents.extensions.memory import RedisSession
 
-    model = ScriptedModel(script(3))
+    model = ScriptedModel(warranty_script(3))
     agent = Agent(name="support", instructions="Help.", model=model, tools=[check_warranty])
 
     async def go():

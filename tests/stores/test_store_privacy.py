@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import logging
-import traceback
 import warnings
 from typing import Any
 
@@ -25,50 +24,15 @@ from ctxlab.core.error_text import cause_text
 from ctxlab.stores import StoreError, StoreUnavailableError
 
 from conftest import arun, user
+from privacy_checks import CARD, EMAIL, NAME, error_texts, leaks, record_texts
 from store_backends import CONTRACT_KINDS, make_backend
 from store_kinds import STORE_KINDS, StoreKind
-from store_mutants import register, unregister
 
 pytestmark = pytest.mark.redis
-
-CARD = "4111 1111 1111 1111"
-EMAIL = "anna.schmidt@example.com"
-NAME = "Anna Schmidt"
-#: Every form a planted value may take in a message (JSON escapes none of these).
-PLANTED = (CARD, CARD.replace(" ", ""), EMAIL, NAME)
-
 
 def planted_turn(k: int) -> list[dict[str, Any]]:
     return [user(f"Turn {k}: I am {NAME}, card {CARD}, write to {EMAIL}."),
             {"role": "assistant", "content": f"Noted, {NAME}: card {CARD}, mail {EMAIL}."}]
-
-
-def leaks(text: str) -> list[str]:
-    return [value for value in PLANTED if value in text]
-
-
-def error_texts(error: BaseException) -> str:
-    return "\n".join([str(error), repr(error),
-                      "".join(traceback.format_exception(type(error), error,
-                                                         error.__traceback__))])
-
-
-def record_texts(records: list[logging.LogRecord]) -> str:
-    """ctxlab's records at any level, and every library's warnings and errors (a driver's
-    own DEBUG log of its statements is the application's choice to switch on)."""
-    handler = logging.Handler()
-    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s %(message)s"))
-    return "\n".join(handler.format(r) for r in records
-                     if r.name.startswith("ctxlab") or r.levelno >= logging.WARNING)
-
-
-@pytest.fixture
-def dict_adapter():
-    register()
-    try:
-        yield
-    finally:
-        unregister()
 
 
 #: The kinds that can be made to refuse an append (memory and the dict adapter cannot).

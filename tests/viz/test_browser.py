@@ -277,6 +277,26 @@ def _chip_states(page: Any, selector: str) -> list[str | None]:
     return page.eval_on_selector_all(selector, CHIP_STATES_JS)
 
 
+@contextlib.contextmanager
+def _lab_page(sync_api: Any, height: int, screenshot: str | None = None,
+              env: dict[str, str] | None = None) -> Iterator[Any]:
+    """A page 1280 px wide and ``height`` px high in a Chromium of its own (``env``: its
+    environment); when the block ends, also on a failed assertion (for debugging), the
+    window is saved as ``ARTIFACTS/<screenshot>``."""
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                     args=CHROMIUM_ARGS, env=env)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": height})
+            try:
+                yield page
+            finally:
+                if screenshot is not None:
+                    page.screenshot(path=str(ARTIFACTS / screenshot))
+        finally:
+            browser.close()
+
+
 def _open_and_run_all(page: Any, lab: JupyterLab, name: str) -> None:
     """Open ``name``, wait for its kernel, and run every cell from the Run menu."""
     page.set_default_timeout(UI_TIMEOUT_MS)
@@ -303,70 +323,60 @@ def test_widgets_render_and_scrub_in_jupyterlab(sync_api: Any, lab: JupyterLab) 
     ARTIFACTS.mkdir(exist_ok=True)
     # live widgets only: the static HTML fallback has no .ctxlab-replay-view and no buttons
     replay_chips = ".ctxlab-replay-view .ctxlab-session-view button.ctxlab-chip"
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                     args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 1800})
-            try:
-                _open_and_run_all(page, lab, "widgets.ipynb")
-                page.wait_for_selector(replay_chips)
-                page.wait_for_selector(".ctxlab-session-view:not(.ctxlab-replay-view *) "
-                                       "button.ctxlab-chip")
-                page.wait_for_selector(".jp-NotebookPanel-toolbar "
-                                       ".jp-Notebook-ExecutionIndicator[data-status='idle']")
-                _assert_no_errors(page)
+    with _lab_page(sync_api, 1800, "jupyterlab.png") as page:
+        _open_and_run_all(page, lab, "widgets.ipynb")
+        page.wait_for_selector(replay_chips)
+        page.wait_for_selector(".ctxlab-session-view:not(.ctxlab-replay-view *) "
+                               "button.ctxlab-chip")
+        page.wait_for_selector(".jp-NotebookPanel-toolbar "
+                               ".jp-Notebook-ExecutionIndicator[data-status='idle']")
+        _assert_no_errors(page)
 
-                # Step 3 of the replay (the model call of turn 3): nothing trimmed yet.
-                before = _chip_states(page, replay_chips)
-                assert before == ["kept"] * 6, before
-                status = page.inner_text(".ctxlab-replay-status")
-                assert "turn 3" in status
-                height = page.locator(".ctxlab-replay-view").bounding_box()["height"]
-                slider_y = page.locator(".ctxlab-replay-slider").bounding_box()["y"]
-                budget_y = page.locator(".ctxlab-replay-view .ctxlab-budget").bounding_box()[
-                    "y"]
+        # Step 3 of the replay (the model call of turn 3): nothing trimmed yet.
+        before = _chip_states(page, replay_chips)
+        assert before == ["kept"] * 6, before
+        status = page.inner_text(".ctxlab-replay-status")
+        assert "turn 3" in status
+        height = page.locator(".ctxlab-replay-view").bounding_box()["height"]
+        slider_y = page.locator(".ctxlab-replay-slider").bounding_box()["y"]
+        budget_y = page.locator(".ctxlab-replay-view .ctxlab-budget").bounding_box()[
+            "y"]
 
-                page.click(".ctxlab-replay-view .ctxlab-next")
-                page.wait_for_function(
-                    "n => document.querySelectorAll("
-                    "'.ctxlab-replay-view .ctxlab-session-view button.ctxlab-chip').length !== n",
-                    arg=len(before),
-                )
-                after = _chip_states(page, replay_chips)
-                # Turn 4's call: turn 1 (4 items) slid out of the 2-turn window.
-                assert after == ["dropped"] * 4 + ["kept"] * 6, after
-                # chips share one style per state: a chip that changed state changed colour
-                colours = page.eval_on_selector_all(
-                    replay_chips, "els => els.map(e => getComputedStyle(e).backgroundColor)")
-                assert colours == ["rgb(153, 153, 153)"] * 4 + ["rgb(0, 158, 115)"] * 6, colours
-                assert "turn 4" in page.inner_text(".ctxlab-replay-status")
-                value = page.inner_text(".ctxlab-replay-view .widget-readout")
-                assert value.strip() == "4"
-                # Scrubbing keeps the widget's size, and the budget bar stays by the slider.
-                after_height = page.locator(".ctxlab-replay-view").bounding_box()["height"]
-                assert abs(after_height - height) <= 2, (height, after_height)
-                assert 0 < budget_y - slider_y < 200, (slider_y, budget_y)
+        page.click(".ctxlab-replay-view .ctxlab-next")
+        page.wait_for_function(
+            "n => document.querySelectorAll("
+            "'.ctxlab-replay-view .ctxlab-session-view button.ctxlab-chip').length !== n",
+            arg=len(before),
+        )
+        after = _chip_states(page, replay_chips)
+        # Turn 4's call: turn 1 (4 items) slid out of the 2-turn window.
+        assert after == ["dropped"] * 4 + ["kept"] * 6, after
+        # chips share one style per state: a chip that changed state changed colour
+        colours = page.eval_on_selector_all(
+            replay_chips, "els => els.map(e => getComputedStyle(e).backgroundColor)")
+        assert colours == ["rgb(153, 153, 153)"] * 4 + ["rgb(0, 158, 115)"] * 6, colours
+        assert "turn 4" in page.inner_text(".ctxlab-replay-status")
+        value = page.inner_text(".ctxlab-replay-view .widget-readout")
+        assert value.strip() == "4"
+        # Scrubbing keeps the widget's size, and the budget bar stays by the slider.
+        after_height = page.locator(".ctxlab-replay-view").bounding_box()["height"]
+        assert abs(after_height - height) <= 2, (height, after_height)
+        assert 0 < budget_y - slider_y < 200, (slider_y, budget_y)
 
-                # Clicking a chip shows its full text in the detail pane.
-                page.click(f"{replay_chips}.ctxlab-kind-tool_output >> nth=0")
-                detail = page.locator(".ctxlab-replay-view .ctxlab-detail-text")
-                detail.wait_for()
-                assert '"firmware": "1.0.2"' in detail.inner_text()
+        # Clicking a chip shows its full text in the detail pane.
+        page.click(f"{replay_chips}.ctxlab-kind-tool_output >> nth=0")
+        detail = page.locator(".ctxlab-replay-view .ctxlab-detail-text")
+        detail.wait_for()
+        assert '"firmware": "1.0.2"' in detail.inner_text()
 
-                # The final SessionView shows the whole log: turns 1-2 dropped, 3-4 kept.
-                final = _chip_states(
-                    page, ".ctxlab-session-view:not(.ctxlab-replay-view *) button.ctxlab-chip"
-                )
-                assert final == ["dropped"] * 6 + ["kept"] * 6, final
-                page.locator(".ctxlab-replay-view").screenshot(
-                    path=str(ARTIFACTS / "replay_view_in_jupyterlab.png")
-                )
-            finally:
-                # The whole window, also when an assertion failed (for debugging).
-                page.screenshot(path=str(ARTIFACTS / "jupyterlab.png"))
-        finally:
-            browser.close()
+        # The final SessionView shows the whole log: turns 1-2 dropped, 3-4 kept.
+        final = _chip_states(
+            page, ".ctxlab-session-view:not(.ctxlab-replay-view *) button.ctxlab-chip"
+        )
+        assert final == ["dropped"] * 6 + ["kept"] * 6, final
+        page.locator(".ctxlab-replay-view").screenshot(
+            path=str(ARTIFACTS / "replay_view_in_jupyterlab.png")
+        )
     elapsed = time.monotonic() - started
     print(f"browser test: {elapsed:.1f}s from notebook written to browser closed")
 
@@ -527,6 +537,17 @@ def _wait_for_step(root: Any, step: int, rows: int | None = None) -> None:
     )
 
 
+def _open_long_replay(page: Any, lab: JupyterLab, name: str) -> Any:
+    """Open ``name`` afresh, run it, and return its ReplayView once at the last step."""
+    _open_and_run_all(page, lab, f"{name}?reset")
+    page.set_default_timeout(LONG_UI_TIMEOUT_MS)
+    view = page.locator(".ctxlab-replay-view")
+    view.wait_for()
+    _assert_no_errors(page)
+    _wait_for_step(view, SNAPSHOTS)
+    return view
+
+
 #: Where the turns the model is sent start, in the body as it opens (not scrolled).
 OPENS_AT_JS = """
 root => {
@@ -600,104 +621,85 @@ def test_a_100_turn_replay_scrolls_and_keeps_its_height(sync_api: Any, lab: Jupy
     _write_notebook(lab.root / "long_second_edition.ipynb",
                     (LONG_CONVERSATION_CELL, SECOND_EDITION_CELL))
     ARTIFACTS.mkdir(exist_ok=True)
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                     args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 1400})
-            try:
-                _open_and_run_all(page, lab, "long.ipynb")
-                page.set_default_timeout(LONG_UI_TIMEOUT_MS)
-                page.wait_for_selector(".ctxlab-replay-view")
-                page.wait_for_selector(".jp-NotebookPanel-toolbar "
-                                       ".jp-Notebook-ExecutionIndicator[data-status='idle']")
-                _assert_no_errors(page)
-                view = page.locator(".ctxlab-replay-view")
+    with _lab_page(sync_api, 1400, "jupyterlab_long_replay.png") as page:
+        _open_and_run_all(page, lab, "long.ipynb")
+        page.set_default_timeout(LONG_UI_TIMEOUT_MS)
+        page.wait_for_selector(".ctxlab-replay-view")
+        page.wait_for_selector(".jp-NotebookPanel-toolbar "
+                               ".jp-Notebook-ExecutionIndicator[data-status='idle']")
+        _assert_no_errors(page)
+        view = page.locator(".ctxlab-replay-view")
 
-                # It opens at the last model call on what the model is sent: turns 1-97 are
-                # one row, turns 98-100 right under it.
-                _wait_for_step(view, SNAPSHOTS, rows=3)
-                opened = view.evaluate(OPENS_AT_JS)
-                assert opening_problems(opened) == [], opened
-                assert "97 turns not sent" in view.locator(".ctxlab-unsent-toggle").inner_text()
-                view.screenshot(path=str(ARTIFACTS / "replay_100_turns_opened.png"))
-                # Every turn on request; a chip of turn 2 shows its text right under it.
-                view.locator(".ctxlab-unsent-toggle").click()
-                _wait_for_step(view, SNAPSHOTS)
-                early = _detail_of(page, view, 2)
-                assert detail_problems(early) == [], early
-                assert "Turn 2:" in early["text"], early
+        # It opens at the last model call on what the model is sent: turns 1-97 are
+        # one row, turns 98-100 right under it.
+        _wait_for_step(view, SNAPSHOTS, rows=3)
+        opened = view.evaluate(OPENS_AT_JS)
+        assert opening_problems(opened) == [], opened
+        assert "97 turns not sent" in view.locator(".ctxlab-unsent-toggle").inner_text()
+        view.screenshot(path=str(ARTIFACTS / "replay_100_turns_opened.png"))
+        # Every turn on request; a chip of turn 2 shows its text right under it.
+        view.locator(".ctxlab-unsent-toggle").click()
+        _wait_for_step(view, SNAPSHOTS)
+        early = _detail_of(page, view, 2)
+        assert detail_problems(early) == [], early
+        assert "Turn 2:" in early["text"], early
 
-                # Scrub the replay: the last snapshot, back one, far back, the start, then
-                # forward again, with a chip's full text open; measure every stop.
-                seen = {SNAPSHOTS: view.evaluate(LAYOUT_JS)}
-                view.locator(".ctxlab-prev").click()
-                _wait_for_step(view, SNAPSHOTS - 1)
-                seen[SNAPSHOTS - 1] = view.evaluate(LAYOUT_JS)
-                view.screenshot(path=str(ARTIFACTS / "replay_100_turns.png"))
-                for step in (50, 1, 12):
-                    _go(page, view, step)
-                    seen[step] = view.evaluate(LAYOUT_JS)
-                view.locator(".ctxlab-next").click()
-                _wait_for_step(view, 13)
-                view.locator(".ctxlab-replay-body button.ctxlab-chip").nth(3).click()
-                view.locator(".ctxlab-detail-text").wait_for()
-                seen[13] = view.evaluate(LAYOUT_JS)  # the detail pane is open
-                _go(page, view, SNAPSHOTS)
-                seen[0] = view.evaluate(LAYOUT_JS)  # back at the end, detail pane still open
+        # Scrub the replay: the last snapshot, back one, far back, the start, then
+        # forward again, with a chip's full text open; measure every stop.
+        seen = {SNAPSHOTS: view.evaluate(LAYOUT_JS)}
+        view.locator(".ctxlab-prev").click()
+        _wait_for_step(view, SNAPSHOTS - 1)
+        seen[SNAPSHOTS - 1] = view.evaluate(LAYOUT_JS)
+        view.screenshot(path=str(ARTIFACTS / "replay_100_turns.png"))
+        for step in (50, 1, 12):
+            _go(page, view, step)
+            seen[step] = view.evaluate(LAYOUT_JS)
+        view.locator(".ctxlab-next").click()
+        _wait_for_step(view, 13)
+        view.locator(".ctxlab-replay-body button.ctxlab-chip").nth(3).click()
+        view.locator(".ctxlab-detail-text").wait_for()
+        seen[13] = view.evaluate(LAYOUT_JS)  # the detail pane is open
+        _go(page, view, SNAPSHOTS)
+        seen[0] = view.evaluate(LAYOUT_JS)  # back at the end, detail pane still open
 
-                for step, measured in seen.items():
-                    assert layout_problems(measured) == [], (step, measured)
-                heights = {step: m["height"] for step, m in seen.items()}
-                assert max(heights.values()) - min(heights.values()) <= 1, heights
-                late = seen[SNAPSHOTS - 1]
-                assert late["rows"] == LONG_TURNS - 1 and late["row"] >= late["chip"]
-                assert late["scrollHeight"] > 5 * late["clientHeight"], late
-                end = view.evaluate(SCROLL_TO_END_JS)
-                assert end["scrollTop"] > 0 and end["lastRowVisible"], end
+        for step, measured in seen.items():
+            assert layout_problems(measured) == [], (step, measured)
+        heights = {step: m["height"] for step, m in seen.items()}
+        assert max(heights.values()) - min(heights.values()) <= 1, heights
+        late = seen[SNAPSHOTS - 1]
+        assert late["rows"] == LONG_TURNS - 1 and late["row"] >= late["chip"]
+        assert late["scrollHeight"] > 5 * late["clientHeight"], late
+        end = view.evaluate(SCROLL_TO_END_JS)
+        assert end["scrollTop"] > 0 and end["lastRowVisible"], end
 
-                # The same measurements catch the first edition's layout.
-                _open_and_run_all(page, lab, "long_first_edition.ipynb?reset")
-                page.set_default_timeout(LONG_UI_TIMEOUT_MS)
-                broken = page.locator(".ctxlab-replay-view")
-                broken.wait_for()
-                _assert_no_errors(page)
-                _wait_for_step(broken, SNAPSHOTS)
-                old_last = broken.evaluate(LAYOUT_JS)
-                broken.locator(".ctxlab-prev").click()
-                _wait_for_step(broken, SNAPSHOTS - 1)
-                old = broken.evaluate(LAYOUT_JS)
-                broken.screenshot(path=str(ARTIFACTS / "replay_100_turns_first_edition.png"))
-                found = " | ".join(layout_problems(old))
-                assert "chips stick out of their row" in found, old
-                assert "rows squashed" in found and "does not scroll" in found, old
-                assert abs(old["height"] - old_last["height"]) > 1, (old, old_last)
+        # The same measurements catch the first edition's layout.
+        broken = _open_long_replay(page, lab, "long_first_edition.ipynb")
+        old_last = broken.evaluate(LAYOUT_JS)
+        broken.locator(".ctxlab-prev").click()
+        _wait_for_step(broken, SNAPSHOTS - 1)
+        old = broken.evaluate(LAYOUT_JS)
+        broken.screenshot(path=str(ARTIFACTS / "replay_100_turns_first_edition.png"))
+        found = " | ".join(layout_problems(old))
+        assert "chips stick out of their row" in found, old
+        assert "rows squashed" in found and "does not scroll" in found, old
+        assert abs(old["height"] - old_last["height"]) > 1, (old, old_last)
 
-                # ... and the second edition's: the model's view far down, the detail far off.
-                _open_and_run_all(page, lab, "long_second_edition.ipynb?reset")
-                page.set_default_timeout(LONG_UI_TIMEOUT_MS)
-                second = page.locator(".ctxlab-replay-view")
-                second.wait_for()
-                _assert_no_errors(page)
-                _wait_for_step(second, SNAPSHOTS)
-                old_opened = second.evaluate(OPENS_AT_JS)
-                old_early = _detail_of(page, second, 2)
-                assert "the turns the model is sent start" in " ".join(
-                    opening_problems(old_opened)), old_opened
-                assert "from the clicked chip" in " ".join(detail_problems(old_early)), old_early
-                print(f"100-turn replay: opens with the model's view {opened['sentTop']:.0f} px "
-                      f"down a {opened['clientHeight']} px body (first edition: "
-                      f"{old_opened['sentTop']:,.0f} px); a turn-2 chip's detail "
-                      f"{early['gap']:.0f} px under it (first edition: {old_early['gap']:,.0f} "
-                      f"px); rows {late['row']:.0f} px around {late['chip']:.0f} px "
-                      f"chips, body scrollHeight {late['scrollHeight']} px in "
-                      f"{late['clientHeight']} px, height {late['height']:.0f} px at every "
-                      f"stop; first edition: {found}; height {old_last['height']:.0f} -> "
-                      f"{old['height']:.0f} px")
-            finally:
-                page.screenshot(path=str(ARTIFACTS / "jupyterlab_long_replay.png"))
-        finally:
-            browser.close()
+        # ... and the second edition's: the model's view far down, the detail far off.
+        second = _open_long_replay(page, lab, "long_second_edition.ipynb")
+        old_opened = second.evaluate(OPENS_AT_JS)
+        old_early = _detail_of(page, second, 2)
+        assert "the turns the model is sent start" in " ".join(
+            opening_problems(old_opened)), old_opened
+        assert "from the clicked chip" in " ".join(detail_problems(old_early)), old_early
+        print(f"100-turn replay: opens with the model's view {opened['sentTop']:.0f} px "
+              f"down a {opened['clientHeight']} px body (first edition: "
+              f"{old_opened['sentTop']:,.0f} px); a turn-2 chip's detail "
+              f"{early['gap']:.0f} px under it (first edition: {old_early['gap']:,.0f} "
+              f"px); rows {late['row']:.0f} px around {late['chip']:.0f} px "
+              f"chips, body scrollHeight {late['scrollHeight']} px in "
+              f"{late['clientHeight']} px, height {late['height']:.0f} px at every "
+              f"stop; first edition: {found}; height {old_last['height']:.0f} -> "
+              f"{old['height']:.0f} px")
 
 
 # ------------------------------------------------------------------------- text as a reader sees it
@@ -826,36 +828,30 @@ TEXT_WIDTHS = (1280, 1440, 1920)
 
 def _measure_text(sync_api: Any, lab: JupyterLab, env: dict[str, str] | None = None
                   ) -> tuple[dict[int, list[dict[str, Any]]], dict[str, Any]]:
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                     args=CHROMIUM_ARGS, env=env)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 1000})
-            page.set_default_timeout(UI_TIMEOUT_MS)
-            page.goto(f"{lab.url}/lab/tree/text.ipynb?reset")
-            page.wait_for_selector(".jp-NotebookPanel .jp-OutputArea-output pre")
-            page.wait_for_selector(".jp-MarkdownOutput p, .jp-MarkdownOutput li")
-            page.wait_for_timeout(1000)  # fonts and layout settle
-            broken: dict[int, list[dict[str, Any]]] = {}
-            for width in TEXT_WIDTHS if env is None else ():
-                page.set_viewport_size({"width": width, "height": 1000})
-                page.wait_for_timeout(500)
-                broken[width] = []
-                for n in range(page.locator(".jp-Cell").count()):
-                    # in view first: JupyterLab skips the layout of cells out of sight
-                    page.locator(".jp-Cell").nth(n).scroll_into_view_if_needed()
-                    page.wait_for_timeout(200)
-                    broken[width].append(page.evaluate(BROKEN_WORDS_JS, n))
-            page.set_viewport_size({"width": 1280, "height": 1000})
-            page.locator(".jp-MarkdownOutput").first.scroll_into_view_if_needed()
-            page.wait_for_timeout(300)
-            chinese = page.evaluate(CHINESE_JS)
-            page.screenshot(path=str(ARTIFACTS / ("text_in_jupyterlab"
-                                                  f"{'_no_cjk_font' if env else ''}.png")),
-                            full_page=True)
-            return broken, chinese
-        finally:
-            browser.close()
+    with _lab_page(sync_api, 1000, env=env) as page:
+        page.set_default_timeout(UI_TIMEOUT_MS)
+        page.goto(f"{lab.url}/lab/tree/text.ipynb?reset")
+        page.wait_for_selector(".jp-NotebookPanel .jp-OutputArea-output pre")
+        page.wait_for_selector(".jp-MarkdownOutput p, .jp-MarkdownOutput li")
+        page.wait_for_timeout(1000)  # fonts and layout settle
+        broken: dict[int, list[dict[str, Any]]] = {}
+        for width in TEXT_WIDTHS if env is None else ():
+            page.set_viewport_size({"width": width, "height": 1000})
+            page.wait_for_timeout(500)
+            broken[width] = []
+            for n in range(page.locator(".jp-Cell").count()):
+                # in view first: JupyterLab skips the layout of cells out of sight
+                page.locator(".jp-Cell").nth(n).scroll_into_view_if_needed()
+                page.wait_for_timeout(200)
+                broken[width].append(page.evaluate(BROKEN_WORDS_JS, n))
+        page.set_viewport_size({"width": 1280, "height": 1000})
+        page.locator(".jp-MarkdownOutput").first.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        chinese = page.evaluate(CHINESE_JS)
+        page.screenshot(path=str(ARTIFACTS / ("text_in_jupyterlab"
+                                              f"{'_no_cjk_font' if env else ''}.png")),
+                        full_page=True)
+        return broken, chinese
 
 
 def test_words_stay_whole_and_chinese_renders_in_jupyterlab(sync_api: Any, lab: JupyterLab,
