@@ -154,6 +154,10 @@ class ServiceSchema:
                     else slot in lowered)]
 
 
+#: Words for "around" in a slot phrase such as "周边餐馆" (the venue's surroundings).
+NEARBY_ZH = ("周边", "附近", "周围", "旁边", "边上", "就近", "周遭")
+
+
 @lru_cache(maxsize=16)
 def _weights(schema: ServiceSchema) -> dict[str, dict[str, float]]:
     owners: dict[str, dict[str, None]] = {}  # a dict, not a set: the schema's order
@@ -195,10 +199,26 @@ def _masker(schema: ServiceSchema) -> re.Pattern[str]:
                                           for c in others):
                 masked.append(slot)
     masked.sort(key=len, reverse=True)
-    # "周边餐馆" also with words between: "周边有哪些餐馆" asks about the venue's surroundings
-    gapped = sorted({(m[: m.index(c)], c) for m in masked for c in _cjk_cues(schema)
-              if m.endswith(c) and m != c}, key=lambda pc: (-len(pc[0] + pc[1]), pc))
-    parts = [re.escape(p) + r"[^，。？！,.?!]{0,8}?" + re.escape(c) for p, c in gapped if p]
+    # "周边餐馆" also with words between ("周边有哪些餐馆"), in other words for "around"
+    # ("附近有什么好吃的", "旁边有可玩的景点吗") and with any cue of the service it names:
+    # a question about the venue's surroundings
+    gapped: set[tuple[str, str]] = set()
+    for m in masked:
+        for cue in _cjk_cues(schema):
+            if m.endswith(cue) and m != cue:
+                prefix = m[: m.index(cue)]
+                near = NEARBY_ZH if prefix in NEARBY_ZH else (prefix,)
+                kin = [c for s in schema.services if cue in s.cues for c in s.cues
+                       if not c.isascii()]
+                gapped |= {(p, c) for p in near for c in kin}
+    kins: dict[str, set[str]] = {}
+    for p, c in gapped:
+        if p:
+            kins.setdefault(p, set()).add(c)
+    # one greedy gap per prefix: "附近有什么好吃的餐馆" to its last cue, not to "好吃"
+    parts = [re.escape(p) + r"[^，。？！,.?!]{0,8}(?:" + "|".join(
+        re.escape(c) for c in sorted(kins[p], key=lambda c: (-len(c), c))) + ")"
+        for p in sorted(kins, key=lambda p: (-len(p), p))]
     parts += [re.escape(m) for m in masked]
     return re.compile("|".join(parts), re.IGNORECASE)
 
