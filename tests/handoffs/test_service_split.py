@@ -229,3 +229,37 @@ def test_asking_for_one_more_attraction_opens_a_second_sub_goal_a_question_does_
     hotel = split_issues([*start, user("那恭王府门票多少？游玩结束有没有附近的酒店可以住宿？"),
                           assistant("免费。")], schema=ZH)
     assert ([i.subject for i in hotel.issues] == ["景点"]) is not broken
+
+
+def _around_chat() -> list[dict]:
+    return [user("帮我推荐一个评分4.5分以上的景点。"), assistant("推荐您去颐和园。"),
+            user("这个景点的附近有什么好吃的餐馆吗？"), assistant("有小吊梨汤、白家大院。"),
+            user("旁边还有可以玩的景点吗？"), assistant("有圆明园。"),
+            user("好的。我还想找一家人均消费100-150元的餐馆。"), assistant("推荐您去鼎泰丰。")]
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_question_about_what_is_around_a_venue_stays_with_it(broken, monkeypatch):
+    """"附近有什么好吃的餐馆" asks about the attraction's surroundings (its 周边餐馆 slot),
+    in words other than the slot's own; a restaurant asked for opens the restaurant."""
+    from ctxlab.handoffs import services
+
+    if broken:  # only the slot's own word for "around", as before
+        monkeypatch.setattr(services, "NEARBY_ZH", ("周边",))
+    services._masker.cache_clear()
+    schema = services.service_schema(list(_zh_services()))
+    try:
+        split = split_issues(_around_chat(), schema=schema)
+    finally:
+        services._masker.cache_clear()
+    wanted = (("景点", (1, 2, 3)), ("餐馆", (4,)))
+    assert (tuple((i.subject, i.turns) for i in split.issues) == wanted) is not broken
+
+
+def _zh_services() -> list[dict]:
+    """The packaged CrossWOZ schema as a list (a fresh ServiceSchema: no cached masker)."""
+    import json
+    from importlib import resources
+
+    raw = resources.files("ctxlab").joinpath("data", "crosswoz", "schema.json")
+    return json.loads(raw.read_text("utf-8"))
