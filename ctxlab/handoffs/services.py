@@ -199,28 +199,31 @@ def _masker(schema: ServiceSchema) -> re.Pattern[str]:
                                           for c in others):
                 masked.append(slot)
     masked.sort(key=len, reverse=True)
-    # "周边餐馆" also with words between ("周边有哪些餐馆"), in other words for "around"
-    # ("附近有什么好吃的", "旁边有可玩的景点吗") and with any cue of the service it names:
-    # a question about the venue's surroundings
-    gapped: set[tuple[str, str]] = set()
-    for m in masked:
-        for cue in _cjk_cues(schema):
-            if m.endswith(cue) and m != cue:
-                prefix = m[: m.index(cue)]
-                near = NEARBY_ZH if prefix in NEARBY_ZH else (prefix,)
-                kin = [c for s in schema.services if cue in s.cues for c in s.cues
-                       if not c.isascii()]
-                gapped |= {(p, c) for p in near for c in kin}
-    kins: dict[str, set[str]] = {}
-    for p, c in gapped:
-        if p:
-            kins.setdefault(p, set()).add(c)
+    kins = _gapped(schema, masked)
     # one greedy gap per prefix: "附近有什么好吃的餐馆" to its last cue, not to "好吃"
     parts = [re.escape(p) + r"[^，。？！,.?!]{0,8}(?:" + "|".join(
         re.escape(c) for c in sorted(kins[p], key=lambda c: (-len(c), c))) + ")"
         for p in sorted(kins, key=lambda p: (-len(p), p))]
     parts += [re.escape(m) for m in masked]
     return re.compile("|".join(parts), re.IGNORECASE)
+
+
+def _gapped(schema: ServiceSchema, masked: Sequence[str]) -> dict[str, set[str]]:
+    """Per slot-phrase prefix ("周边"), the cues that may end it with words between:
+    "周边餐馆" also as "周边有哪些餐馆", in other words for "around" ("附近有什么好吃的",
+    "旁边有可玩的景点吗") and with any cue of the service it names (a question about the
+    venue's surroundings)."""
+    kins: dict[str, set[str]] = {}
+    for m in masked:
+        for cue in _cjk_cues(schema):
+            prefix = m[: m.index(cue)] if m.endswith(cue) and m != cue else ""
+            if not prefix:
+                continue
+            kin = {c for s in schema.services if cue in s.cues for c in s.cues
+                   if not c.isascii()}
+            for p in NEARBY_ZH if prefix in NEARBY_ZH else (prefix,):
+                kins.setdefault(p, set()).update(kin)
+    return kins
 
 
 def _sgd_service(raw: Mapping[str, Any]) -> tuple[str, list[str], list[str]]:
