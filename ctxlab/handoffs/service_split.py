@@ -66,6 +66,9 @@ ANOTHER = re.compile(r"(?:推荐|找)(?:一个|一家|一下|个|家)|想去(?:�
 #: A search for one more of a service, when the clause names it ("有没有能玩3天的景点",
 #: "哪家有豉汁蒸凤爪"), not a question about something else ("有没有附近的酒店").
 SEARCH = re.compile(r"(?:有没有|哪家有)[^，。？！,.?!]*")
+#: A constraint in a search ("评分4.5分以上", "门票免费"): a question about the venues around
+#: the current one that holds one looks for one more of them, it does not just ask.
+CONSTRAINT = re.compile(r"\d|免费")
 #: Words that refer back to the turn before ("a hotel there", "在那附近"): the issue they
 #: open starts with that turn too.
 BACKREF = re.compile(r"\b(?:there|that\s+(?:area|city|place|day|date)|same|around\s+there)\b"
@@ -195,9 +198,21 @@ def _cues(state: _State, schema: ServiceSchema, text: str, offer: str
     if current is not None and cues and slots.get(current):  # "three bed rooms" (Homes)
         score, _at = cues.get(current, (0.0, -1))
         cues[current] = (score + slots[current], len(text) + 1)  # a tie stays with it
+    wanted = _searched(schema, text)
+    if wanted is not None:  # "周边有没有人均50-100元的餐馆": a search, not a slot question
+        score, _at = cues.get(wanted, (0.0, -1))
+        cues[wanted] = (score + 1.0, len(text) + 1)
     if not cues and current is None:  # "four seats next friday toronto" before any service
         cues = {s: (v, 0) for s, v in slots.items() if v >= 1.0}
     return cues, current
+
+
+def _searched(schema: ServiceSchema, text: str) -> str | None:
+    """The service a question about a venue's surroundings searches for, when it sets a
+    constraint ("附近有没有评分4.5分以上的景点"); None for a plain question ("附近有什么
+    景点")."""
+    around = schema.around(text)
+    return around[-1] if around and CONSTRAINT.search(text) else None
 
 
 def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
@@ -209,7 +224,7 @@ def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
         if owner is not None and not state.closed and state.issues[owner - 1][0] in state.open:
             state.current = owner
         return
-    another = ANOTHER.search(text) is not None or any(
+    another = ANOTHER.search(text) is not None or chosen == _searched(schema, text) or any(
         chosen in schema.scores(m.group(0)) or (m.group(0).startswith("哪家") and
                                                   not schema.scores(m.group(0)))
         for m in SEARCH.finditer(text))

@@ -108,6 +108,19 @@ class ServiceSchema:
         "景点周边餐馆" asks about the attraction, not for a restaurant)."""
         return _masker(self).sub(" ", text) if _masker(self).pattern else text
 
+    def around(self, text: str) -> list[str]:
+        """The services ``text`` asks about around a venue ("附近有什么好吃的餐馆": 餐馆),
+        each once, in order: the service of each masked phrase's last cue."""
+        pattern = _cjk_pattern(self)
+        if pattern is None or not _masker(self).pattern:
+            return []
+        out = []
+        for phrase in _masker(self).finditer(text):
+            cues = [m.group(0) for m in pattern.finditer(phrase.group(0))]
+            if cues and len(self.weights[cues[-1]]) == 1:
+                out.append(next(iter(self.weights[cues[-1]])))
+        return list(dict.fromkeys(out))
+
     def scores(self, text: str) -> dict[str, float]:
         """Per service, the weight of its cues in ``text`` (services with none left out)."""
         return {name: score for name, (score, _at) in self.cues_in(text).items()}
