@@ -69,6 +69,8 @@ SEARCH = re.compile(r"(?:有没有|哪家有)[^，。？！,.?!]*")
 #: A constraint in a search ("评分4.5分以上", "门票免费"): a question about the venues around
 #: the current one that holds one looks for one more of them, it does not just ask.
 CONSTRAINT = re.compile(r"\d|免费")
+#: Words that point into the list the agent just gave ("这几个餐馆中", "这些景点里").
+AMONG = re.compile(r"这些|这几|那些|那几|其中|里边|里面|当中|之中")
 #: Words that refer back to the turn before ("a hotel there", "在那附近"): the issue they
 #: open starts with that turn too.
 BACKREF = re.compile(r"\b(?:there|that\s+(?:area|city|place|day|date)|same|around\s+there)\b"
@@ -109,6 +111,7 @@ class _State:
     pending: list[int] = field(default_factory=list)  # turns waiting for their issue
     context: dict[int, tuple[str, ...]] = field(default_factory=dict)  # issue -> back-refs
     said: list[str] = field(default_factory=list)  # the customer's turns so far
+    around: str | None = None  # the service the last turn asked for around a venue
 
 
 def split_services(items: Sequence[Item], schema: Any, *,
@@ -138,6 +141,7 @@ def split_services(items: Sequence[Item], schema: Any, *,
         replies = [item_text(items[i]) for i in turn.indices[1:]
                    if items[i].get("role") == "assistant"]
         previous_reply = replies[-1] if replies else ""
+        state.around = next(iter(schema.around(text)[-1:]), None)
         if _closing(text, schema):
             state.open.clear()
             state.closed = True
@@ -198,7 +202,7 @@ def _cues(state: _State, schema: ServiceSchema, text: str, offer: str
     if current is not None and cues and slots.get(current):  # "three bed rooms" (Homes)
         score, _at = cues.get(current, (0.0, -1))
         cues[current] = (score + slots[current], len(text) + 1)  # a tie stays with it
-    wanted = _searched(schema, text)
+    wanted = _searched(schema, text, state.around)
     if wanted is not None:  # "周边有没有人均50-100元的餐馆": a search, not a slot question
         score, _at = cues.get(wanted, (0.0, -1))
         cues[wanted] = (score + 1.0, len(text) + 1)
@@ -207,12 +211,17 @@ def _cues(state: _State, schema: ServiceSchema, text: str, offer: str
     return cues, current
 
 
-def _searched(schema: ServiceSchema, text: str) -> str | None:
+def _searched(schema: ServiceSchema, text: str, listed: str | None = None) -> str | None:
     """The service a question about a venue's surroundings searches for, when it sets a
-    constraint ("附近有没有评分4.5分以上的景点"); None for a plain question ("附近有什么
-    景点")."""
+    constraint ("附近有没有评分4.5分以上的景点", or among the ``listed`` venues around it
+    the turn before: "这几个里边有没有评分4.5分以上的"); None for a plain question
+    ("附近有什么景点")."""
+    if not CONSTRAINT.search(text):
+        return None
     around = schema.around(text)
-    return around[-1] if around and CONSTRAINT.search(text) else None
+    if around:
+        return around[-1]
+    return listed if listed is not None and AMONG.search(text) else None
 
 
 def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
@@ -224,7 +233,8 @@ def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
         if owner is not None and not state.closed and state.issues[owner - 1][0] in state.open:
             state.current = owner
         return
-    another = ANOTHER.search(text) is not None or chosen == _searched(schema, text) or any(
+    another = ANOTHER.search(text) is not None or chosen == _searched(
+        schema, text, state.around) or any(
         chosen in schema.scores(m.group(0)) or (m.group(0).startswith("哪家") and
                                                   not schema.scores(m.group(0)))
         for m in SEARCH.finditer(text))
