@@ -101,6 +101,32 @@ def names_in(text: str) -> list[str]:
     return [v.strip() for v in _NAME.findall(text) if v.split()[0] not in _STARTERS]
 
 
+#: Where a Chinese reply breaks between names ("推荐您去A和B").
+_NAME_BREAK = re.compile(r"[^\u4e00-\u9fff·A-Za-z0-9]|和|或|及|去|在|是|有|为|的|吧")
+
+
+def misleading_names(reply: str, service: str, schema: ServiceSchema) -> list[str]:
+    """Venue names in a Chinese reply about ``service`` whose own service word names
+    another service ("北京前门建国饭店推荐给您" in a hotel search: 饭店 is a restaurant
+    word): the run of at least two characters before the word, and the word."""
+    out = []
+    for part in _NAME_BREAK.split(reply):
+        for name, cues in _named(part, schema):
+            if service not in cues:
+                out.append(name)
+    return out
+
+
+def _named(part: str, schema: ServiceSchema) -> list[tuple[str, set[str]]]:
+    """(name, services of its word) for the first service word in ``part`` that at least
+    two characters precede."""
+    for match in re.finditer("|".join(sorted((c for c in schema.weights if not c.isascii()),
+                                             key=len, reverse=True)) or "$^", part):
+        if match.start() >= 2 and schema.masked(part[: match.end()]) == part[: match.end()]:
+            return [(part[: match.end()], set(schema.weights[match.group(0)]))]
+    return []
+
+
 @dataclass
 class _State:
     issues: list[tuple[str, list[int]]] = field(default_factory=list)  # (service, turns)
@@ -112,6 +138,7 @@ class _State:
     context: dict[int, tuple[str, ...]] = field(default_factory=dict)  # issue -> back-refs
     said: list[str] = field(default_factory=list)  # the customer's turns so far
     around: str | None = None  # the service the last turn asked for around a venue
+    venues: dict[str, str] = field(default_factory=dict)  # misleading name -> its service
 
 
 def split_services(items: Sequence[Item], schema: Any, *,
@@ -142,6 +169,11 @@ def split_services(items: Sequence[Item], schema: Any, *,
                    if items[i].get("role") == "assistant"]
         previous_reply = replies[-1] if replies else ""
         state.around = next(iter(schema.around(text)[-1:]), None)
+        service = _service(state)
+        if service is not None and state.around is None:
+            for reply in replies:
+                for name in misleading_names(reply, service, schema):
+                    state.venues.setdefault(name, service)
         if _closing(text, schema):
             state.open.clear()
             state.closed = True
@@ -194,7 +226,11 @@ def _cues(state: _State, schema: ServiceSchema, text: str, offer: str
           ) -> tuple[dict[str, tuple[float, int]], str | None]:
     """The turn's cue weights per service (see the module docstring) and the current
     service (None after a goodbye)."""
-    cues = dict(schema.cues_in(text))
+    cues = dict(schema.cues_in(_without_venues(state, text)))
+    for name, service in state.venues.items():  # "北京饭店的评分": the hotel it was offered as
+        if name in text:
+            score, last = cues.get(service, (0.0, -1))
+            cues[service] = (score + 1.0, max(last, text.rfind(name) + len(name)))
     if not cues and AFFIRM.match(text) and len(text) < 60 and not CLOSING.search(text):
         cues = dict(schema.cues_in(offer))
     current = _service(state) if not state.closed else None
@@ -209,6 +245,13 @@ def _cues(state: _State, schema: ServiceSchema, text: str, offer: str
     if not cues and current is None:  # "four seats next friday toronto" before any service
         cues = {s: (v, 0) for s, v in slots.items() if v >= 1.0}
     return cues, current
+
+
+def _without_venues(state: _State, text: str) -> str:
+    """``text`` without the misleading venue names already offered."""
+    for name in sorted((n for n in state.venues if n in text), key=len, reverse=True):
+        text = text.replace(name, " ")
+    return text
 
 
 def _searched(schema: ServiceSchema, text: str, listed: str | None = None) -> str | None:
