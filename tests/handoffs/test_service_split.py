@@ -263,3 +263,44 @@ def _zh_services() -> list[dict]:
 
     raw = resources.files("ctxlab").joinpath("data", "crosswoz", "schema.json")
     return json.loads(raw.read_text("utf-8"))
+
+
+_NEVER = r"(?!)"
+_SEARCHES = {
+    # a question about what is around a venue that sets a constraint looks for one more
+    "constraint": ([user("帮我推荐一个门票免费的景点。"), assistant("推荐您去天安门广场。"),
+                    user("天安门广场的地址在哪？"), assistant("在北京市东城区长安街。"),
+                    user("天安门广场周边还有免费的景点吗？"), assistant("有中国古动物馆。"),
+                    user("中国古动物馆能玩多久？"), assistant("可以玩1小时。")],
+                   (("景点", (1, 2)), ("景点", (3, 4))), "CONSTRAINT"),
+    # a search among the venues the agent just listed around one
+    "among": ([user("帮我找一家评分4.5分以上的餐馆。"), assistant("推荐您去全聚德。"),
+               user("全聚德的电话是多少？"), assistant("电话是65112418。"),
+               user("它周边有哪些餐馆？"), assistant("有四季民福和大董。"),
+               user("这几家里有没有人均100-150元的？"), assistant("四季民福人均120元。")],
+              (("餐馆", (1, 2, 3)), ("餐馆", (4,))), "AMONG"),
+    # a hotel whose name holds a restaurant word (饭店), named back by the customer
+    "name": ([user("帮我找一家评分4.5分以上的酒店。"), assistant("北京前门建国饭店推荐给您。"),
+              user("北京前门建国饭店的电话是多少？"), assistant("电话是63016688。"),
+              user("我还想找一家人均100元左右的餐馆。"), assistant("推荐您去全聚德。")],
+             (("酒店", (1, 2)), ("餐馆", (3,))), "misleading_names"),
+}
+
+
+@pytest.mark.parametrize("broken", [False, True])
+@pytest.mark.parametrize("case", sorted(_SEARCHES))
+def test_searches_for_one_more_and_names_that_hold_another_services_word(case, broken,
+                                                                         monkeypatch):
+    import re
+
+    from ctxlab.handoffs import service_split
+
+    items, wanted, rule = _SEARCHES[case]
+    if broken:  # the rule switched off: the first edition's split
+        if rule == "misleading_names":
+            monkeypatch.setattr(service_split, rule, lambda *args: [])
+        else:
+            monkeypatch.setattr(service_split, rule, re.compile(_NEVER))
+    split = split_issues(items, schema=ZH)
+    got = tuple((i.subject, i.turns) for i in split.issues)
+    assert (got == wanted) is not broken, got
