@@ -61,8 +61,10 @@ GOODBYE = re.compile(r"\b(?:that'?s\s+all|that\s+is\s+all|that\s+will\s+be\s+all
 #: A short yes to what the agent just offered.
 AFFIRM = re.compile(r"^\W*(?:yes|yeah|yep|sure|ok(?:ay)?|please\s+do|sounds\s+good|"
                     r"that\s+(?:would|sounds)|好的|好啊|好|可以|行|嗯|要|需要)", re.IGNORECASE)
-#: Asking for one more of a service ("再给我推荐一个景点"): a new sub-goal, not an alternative.
-ANOTHER = re.compile(r"(?:推荐|找)(?:一个|一家|一下|个|家)|想去(?:一个|一家)")
+#: Asking for one more of a service ("再给我推荐一个景点", "再帮我看看4.5分以上的景点"): a new
+#: sub-goal, not an alternative.
+ANOTHER = re.compile(r"(?:推荐|找)(?:一个|一家|一下|个|家)|想去(?:一个|一家)"
+                     r"|再(?:帮我)?(?:看看|查查|推荐|找)")
 #: A search for one more of a service, when the clause names it ("有没有能玩3天的景点",
 #: "哪家有豉汁蒸凤爪"), not a question about something else ("有没有附近的酒店").
 SEARCH = re.compile(r"(?:有没有|哪家有)[^，。？！,.?!]*")
