@@ -10,7 +10,13 @@ text only:
    most cue weight decides; the current service's slot words count for it ("three bed
    rooms" in an apartment search); a tie goes to the service named last ("the hotel will
    work; can you check the weather there?": the weather). Asking for one more of a service
-   whose issue is under way ("再推荐一个景点") opens a second issue of it;
+   whose issue is under way ("再推荐一个景点") opens a second issue of it. In Chinese, a
+   question about what is around the current venue ("附近有什么好吃的餐馆吗") asks about
+   it, not for a restaurant (:meth:`ServiceSchema.masked`), unless it sets a constraint
+   ("周边有没有免费的景点", or "这几个里边有没有4.5分以上的" about the venues just listed
+   around it): then it looks for one more of that service. A venue offered in one
+   service's issue whose name holds another service's word ("北京前门建国饭店" offered as
+   a hotel) counts for the service it was offered in when named again;
 2. a short yes to the agent's offer ("Yes, please." after "Shall I book a taxi?") takes
    the service the offer named;
 3. a turn that names a value first said in another open issue's turns (a restaurant's

@@ -13,7 +13,8 @@ finds, in a message, the services it asks for:
 * **slot words** ("phone number", "address", 电话, 周边餐馆) name what is asked *about* a
   service. They never open a service: "What's their phone number?" asks about the current
   one. A slot phrase that contains another service's cue (景点的"周边餐馆") is masked
-  before cues are counted.
+  before cues are counted, also with words between and in other words for "around"
+  ("附近有什么好吃的", :data:`NEARBY_ZH`): a question about the venue's surroundings.
 
 Variants of one service (``Hotels_1``, ``Hotels_4``) are one service (``Hotels``): a
 customer's words cannot tell them apart.
