@@ -16,8 +16,10 @@ by device words, the planted chats' rules) and ``per-service`` (``IssueHandover(
 the corpus's schema, the issue's turns verbatim; ``per-service+sentences``: with
 ``split_replies``, a reply to a turn that asks for two services cut by sentence). Which
 predicted issue a real one is handed over as is read from the annotations (the predicted
-issue sharing most of its user turns, on a tie the one about the same service); the view
-itself is built from the text only.
+issue about the same service that shares most of its user turns; when no issue about it
+shares any, the one sharing most: a colleague asks for "the restaurant", not for whichever
+issue holds most of its turns, such as the taxi to it); the view itself is built from the
+text only.
 """
 
 from __future__ import annotations
@@ -113,12 +115,12 @@ def score_view(text: str, issue: Issue, facts: Mapping[Issue, Sequence[SlotFact]
 
 
 def _owned(split: Any, gold: set[int], service: str) -> int | None:
-    """The predicted issue that shares most user turns with a real one, on a tie the one
-    about the same service (None: none shares any)."""
-    best, rank = None, (0, False)
+    """The predicted issue about ``service`` that shares most user turns with a real one,
+    else the one sharing most (None: none shares any)."""
+    best, rank = None, (False, 0)
     for issue in split.issues:
-        shared = (len(gold & set(issue.turns)), issue.subject == service)
-        if shared[0] and shared > rank:
+        shared = (issue.subject == service, len(gold & set(issue.turns)))
+        if shared[1] and shared > rank:
             best, rank = issue.number, shared
     return best
 

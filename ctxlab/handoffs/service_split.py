@@ -10,7 +10,13 @@ text only:
    most cue weight decides; the current service's slot words count for it ("three bed
    rooms" in an apartment search); a tie goes to the service named last ("the hotel will
    work; can you check the weather there?": the weather). Asking for one more of a service
-   whose issue is under way ("再推荐一个景点") opens a second issue of it;
+   whose issue is under way ("再推荐一个景点") opens a second issue of it. In Chinese, a
+   question about what is around the current venue ("附近有什么好吃的餐馆吗") asks about
+   it, not for a restaurant (:meth:`ServiceSchema.masked`), unless it sets a constraint
+   ("周边有没有免费的景点", or "这几个里边有没有4.5分以上的" about the venues just listed
+   around it): then it looks for one more of that service. A venue offered in one
+   service's issue whose name holds another service's word ("北京前门建国饭店" offered as
+   a hotel) counts for the service it was offered in when named again;
 2. a short yes to the agent's offer ("Yes, please." after "Shall I book a taxi?") takes
    the service the offer named;
 3. a turn that names a value first said in another open issue's turns (a restaurant's
@@ -61,11 +67,18 @@ GOODBYE = re.compile(r"\b(?:that'?s\s+all|that\s+is\s+all|that\s+will\s+be\s+all
 #: A short yes to what the agent just offered.
 AFFIRM = re.compile(r"^\W*(?:yes|yeah|yep|sure|ok(?:ay)?|please\s+do|sounds\s+good|"
                     r"that\s+(?:would|sounds)|好的|好啊|好|可以|行|嗯|要|需要)", re.IGNORECASE)
-#: Asking for one more of a service ("再给我推荐一个景点"): a new sub-goal, not an alternative.
-ANOTHER = re.compile(r"(?:推荐|找)(?:一个|一家|一下|个|家)|想去(?:一个|一家)")
+#: Asking for one more of a service ("再给我推荐一个景点", "再帮我看看4.5分以上的景点"): a new
+#: sub-goal, not an alternative.
+ANOTHER = re.compile(r"(?:推荐|找)(?:一个|一家|一下|个|家)|想去(?:一个|一家)"
+                     r"|再(?:帮我)?(?:看看|查查|推荐|找)")
 #: A search for one more of a service, when the clause names it ("有没有能玩3天的景点",
 #: "哪家有豉汁蒸凤爪"), not a question about something else ("有没有附近的酒店").
 SEARCH = re.compile(r"(?:有没有|哪家有)[^，。？！,.?!]*")
+#: A constraint in a search ("评分4.5分以上", "门票免费"): a question about the venues around
+#: the current one that holds one looks for one more of them, it does not just ask.
+CONSTRAINT = re.compile(r"\d|免费")
+#: Words that point into the list the agent just gave ("这几个餐馆中", "这些景点里").
+AMONG = re.compile(r"这些|这几|那些|那几|其中|里边|里面|当中|之中")
 #: Words that refer back to the turn before ("a hotel there", "在那附近"): the issue they
 #: open starts with that turn too.
 BACKREF = re.compile(r"\b(?:there|that\s+(?:area|city|place|day|date)|same|around\s+there)\b"
@@ -96,6 +109,32 @@ def names_in(text: str) -> list[str]:
     return [v.strip() for v in _NAME.findall(text) if v.split()[0] not in _STARTERS]
 
 
+#: Where a Chinese reply breaks between names ("推荐您去A和B").
+_NAME_BREAK = re.compile(r"[^\u4e00-\u9fff·A-Za-z0-9]|和|或|及|去|在|是|有|为|的|吧")
+
+
+def misleading_names(reply: str, service: str, schema: ServiceSchema) -> list[str]:
+    """Venue names in a Chinese reply about ``service`` whose own service word names
+    another service ("北京前门建国饭店推荐给您" in a hotel search: 饭店 is a restaurant
+    word): the run of at least two characters before the word, and the word."""
+    out = []
+    for part in _NAME_BREAK.split(reply):
+        for name, cues in _named(part, schema):
+            if service not in cues:
+                out.append(name)
+    return out
+
+
+def _named(part: str, schema: ServiceSchema) -> list[tuple[str, set[str]]]:
+    """(name, services of its word) for the first service word in ``part`` that at least
+    two characters precede."""
+    for match in re.finditer("|".join(sorted((c for c in schema.weights if not c.isascii()),
+                                             key=len, reverse=True)) or "$^", part):
+        if match.start() >= 2 and schema.masked(part[: match.end()]) == part[: match.end()]:
+            return [(part[: match.end()], set(schema.weights[match.group(0)]))]
+    return []
+
+
 @dataclass
 class _State:
     issues: list[tuple[str, list[int]]] = field(default_factory=list)  # (service, turns)
@@ -106,6 +145,8 @@ class _State:
     pending: list[int] = field(default_factory=list)  # turns waiting for their issue
     context: dict[int, tuple[str, ...]] = field(default_factory=dict)  # issue -> back-refs
     said: list[str] = field(default_factory=list)  # the customer's turns so far
+    around: str | None = None  # the service the last turn asked for around a venue
+    venues: dict[str, str] = field(default_factory=dict)  # misleading name -> its service
 
 
 def split_services(items: Sequence[Item], schema: Any, *,
@@ -135,6 +176,12 @@ def split_services(items: Sequence[Item], schema: Any, *,
         replies = [item_text(items[i]) for i in turn.indices[1:]
                    if items[i].get("role") == "assistant"]
         previous_reply = replies[-1] if replies else ""
+        state.around = next(iter(schema.around(text)[-1:]), None)
+        service = _service(state)
+        if service is not None and state.around is None:
+            for reply in replies:
+                for name in misleading_names(reply, service, schema):
+                    state.venues.setdefault(name, service)
         if _closing(text, schema):
             state.open.clear()
             state.closed = True
@@ -187,7 +234,11 @@ def _cues(state: _State, schema: ServiceSchema, text: str, offer: str
           ) -> tuple[dict[str, tuple[float, int]], str | None]:
     """The turn's cue weights per service (see the module docstring) and the current
     service (None after a goodbye)."""
-    cues = dict(schema.cues_in(text))
+    cues = dict(schema.cues_in(_without_venues(state, text)))
+    for name, service in state.venues.items():  # "北京饭店的评分": the hotel it was offered as
+        if name in text:
+            score, last = cues.get(service, (0.0, -1))
+            cues[service] = (score + 1.0, max(last, text.rfind(name) + len(name)))
     if not cues and AFFIRM.match(text) and len(text) < 60 and not CLOSING.search(text):
         cues = dict(schema.cues_in(offer))
     current = _service(state) if not state.closed else None
@@ -195,9 +246,33 @@ def _cues(state: _State, schema: ServiceSchema, text: str, offer: str
     if current is not None and cues and slots.get(current):  # "three bed rooms" (Homes)
         score, _at = cues.get(current, (0.0, -1))
         cues[current] = (score + slots[current], len(text) + 1)  # a tie stays with it
+    wanted = _searched(schema, text, state.around)
+    if wanted is not None:  # "周边有没有人均50-100元的餐馆": a search, not a slot question
+        score, _at = cues.get(wanted, (0.0, -1))
+        cues[wanted] = (score + 1.0, len(text) + 1)
     if not cues and current is None:  # "four seats next friday toronto" before any service
         cues = {s: (v, 0) for s, v in slots.items() if v >= 1.0}
     return cues, current
+
+
+def _without_venues(state: _State, text: str) -> str:
+    """``text`` without the misleading venue names already offered."""
+    for name in sorted((n for n in state.venues if n in text), key=len, reverse=True):
+        text = text.replace(name, " ")
+    return text
+
+
+def _searched(schema: ServiceSchema, text: str, listed: str | None = None) -> str | None:
+    """The service a question about a venue's surroundings searches for, when it sets a
+    constraint ("附近有没有评分4.5分以上的景点", or among the ``listed`` venues around it
+    the turn before: "这几个里边有没有评分4.5分以上的"); None for a plain question
+    ("附近有什么景点")."""
+    if not CONSTRAINT.search(text):
+        return None
+    around = schema.around(text)
+    if around:
+        return around[-1]
+    return listed if listed is not None and AMONG.search(text) else None
 
 
 def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
@@ -209,7 +284,8 @@ def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
         if owner is not None and not state.closed and state.issues[owner - 1][0] in state.open:
             state.current = owner
         return
-    another = ANOTHER.search(text) is not None or any(
+    another = ANOTHER.search(text) is not None or chosen == _searched(
+        schema, text, state.around) or any(
         chosen in schema.scores(m.group(0)) or (m.group(0).startswith("哪家") and
                                                   not schema.scores(m.group(0)))
         for m in SEARCH.finditer(text))

@@ -13,7 +13,8 @@ finds, in a message, the services it asks for:
 * **slot words** ("phone number", "address", 电话, 周边餐馆) name what is asked *about* a
   service. They never open a service: "What's their phone number?" asks about the current
   one. A slot phrase that contains another service's cue (景点的"周边餐馆") is masked
-  before cues are counted.
+  before cues are counted, also with words between and in other words for "around"
+  ("附近有什么好吃的", :data:`NEARBY_ZH`): a question about the venue's surroundings.
 
 Variants of one service (``Hotels_1``, ``Hotels_4``) are one service (``Hotels``): a
 customer's words cannot tell them apart.
@@ -108,6 +109,19 @@ class ServiceSchema:
         "景点周边餐馆" asks about the attraction, not for a restaurant)."""
         return _masker(self).sub(" ", text) if _masker(self).pattern else text
 
+    def around(self, text: str) -> list[str]:
+        """The services ``text`` asks about around a venue ("附近有什么好吃的餐馆": 餐馆),
+        each once, in order: the service of each masked phrase's last cue."""
+        pattern = _cjk_pattern(self)
+        if pattern is None or not _masker(self).pattern:
+            return []
+        out = []
+        for phrase in _masker(self).finditer(text):
+            cues = [m.group(0) for m in pattern.finditer(phrase.group(0))]
+            if cues and len(self.weights[cues[-1]]) == 1:
+                out.append(next(iter(self.weights[cues[-1]])))
+        return list(dict.fromkeys(out))
+
     def scores(self, text: str) -> dict[str, float]:
         """Per service, the weight of its cues in ``text`` (services with none left out)."""
         return {name: score for name, (score, _at) in self.cues_in(text).items()}
@@ -154,6 +168,10 @@ class ServiceSchema:
                     else slot in lowered)]
 
 
+#: Words for "around" in a slot phrase such as "周边餐馆" (the venue's surroundings).
+NEARBY_ZH = ("周边", "附近", "周围", "旁边", "边上", "就近", "周遭")
+
+
 @lru_cache(maxsize=16)
 def _weights(schema: ServiceSchema) -> dict[str, dict[str, float]]:
     owners: dict[str, dict[str, None]] = {}  # a dict, not a set: the schema's order
@@ -195,12 +213,31 @@ def _masker(schema: ServiceSchema) -> re.Pattern[str]:
                                           for c in others):
                 masked.append(slot)
     masked.sort(key=len, reverse=True)
-    # "周边餐馆" also with words between: "周边有哪些餐馆" asks about the venue's surroundings
-    gapped = sorted({(m[: m.index(c)], c) for m in masked for c in _cjk_cues(schema)
-              if m.endswith(c) and m != c}, key=lambda pc: (-len(pc[0] + pc[1]), pc))
-    parts = [re.escape(p) + r"[^，。？！,.?!]{0,8}?" + re.escape(c) for p, c in gapped if p]
+    kins = _gapped(schema, masked)
+    # one greedy gap per prefix: "附近有什么好吃的餐馆" to its last cue, not to "好吃"
+    parts = [re.escape(p) + r"[^，。？！,.?!]{0,8}(?:" + "|".join(
+        re.escape(c) for c in sorted(kins[p], key=lambda c: (-len(c), c))) + ")"
+        for p in sorted(kins, key=lambda p: (-len(p), p))]
     parts += [re.escape(m) for m in masked]
     return re.compile("|".join(parts), re.IGNORECASE)
+
+
+def _gapped(schema: ServiceSchema, masked: Sequence[str]) -> dict[str, set[str]]:
+    """Per slot-phrase prefix ("周边"), the cues that may end it with words between:
+    "周边餐馆" also as "周边有哪些餐馆", in other words for "around" ("附近有什么好吃的",
+    "旁边有可玩的景点吗") and with any cue of the service it names (a question about the
+    venue's surroundings)."""
+    kins: dict[str, set[str]] = {}
+    for m in masked:
+        for cue in _cjk_cues(schema):
+            prefix = m[: m.index(cue)] if m.endswith(cue) and m != cue else ""
+            if not prefix:
+                continue
+            kin = {c for s in schema.services if cue in s.cues for c in s.cues
+                   if not c.isascii()}
+            for p in NEARBY_ZH if prefix in NEARBY_ZH else (prefix,):
+                kins.setdefault(p, set()).update(kin)
+    return kins
 
 
 def _sgd_service(raw: Mapping[str, Any]) -> tuple[str, list[str], list[str]]:

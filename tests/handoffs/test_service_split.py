@@ -229,3 +229,78 @@ def test_asking_for_one_more_attraction_opens_a_second_sub_goal_a_question_does_
     hotel = split_issues([*start, user("那恭王府门票多少？游玩结束有没有附近的酒店可以住宿？"),
                           assistant("免费。")], schema=ZH)
     assert ([i.subject for i in hotel.issues] == ["景点"]) is not broken
+
+
+def _around_chat() -> list[dict]:
+    return [user("帮我推荐一个评分4.5分以上的景点。"), assistant("推荐您去颐和园。"),
+            user("这个景点的附近有什么好吃的餐馆吗？"), assistant("有小吊梨汤、白家大院。"),
+            user("旁边还有可以玩的景点吗？"), assistant("有圆明园。"),
+            user("好的。我还想找一家人均消费100-150元的餐馆。"), assistant("推荐您去鼎泰丰。")]
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_question_about_what_is_around_a_venue_stays_with_it(broken, monkeypatch):
+    """"附近有什么好吃的餐馆" asks about the attraction's surroundings (its 周边餐馆 slot),
+    in words other than the slot's own; a restaurant asked for opens the restaurant."""
+    from ctxlab.handoffs import services
+
+    if broken:  # only the slot's own word for "around", as before
+        monkeypatch.setattr(services, "NEARBY_ZH", ("周边",))
+    services._masker.cache_clear()
+    schema = services.service_schema(list(_zh_services()))
+    try:
+        split = split_issues(_around_chat(), schema=schema)
+    finally:
+        services._masker.cache_clear()
+    wanted = (("景点", (1, 2, 3)), ("餐馆", (4,)))
+    assert (tuple((i.subject, i.turns) for i in split.issues) == wanted) is not broken
+
+
+def _zh_services() -> list[dict]:
+    """The packaged CrossWOZ schema as a list (a fresh ServiceSchema: no cached masker)."""
+    import json
+    from importlib import resources
+
+    raw = resources.files("ctxlab").joinpath("data", "crosswoz", "schema.json")
+    return json.loads(raw.read_text("utf-8"))
+
+
+_NEVER = r"(?!)"
+_SEARCHES = {
+    # a question about what is around a venue that sets a constraint looks for one more
+    "constraint": ([user("帮我推荐一个门票免费的景点。"), assistant("推荐您去天安门广场。"),
+                    user("天安门广场的地址在哪？"), assistant("在北京市东城区长安街。"),
+                    user("天安门广场周边还有免费的景点吗？"), assistant("有中国古动物馆。"),
+                    user("中国古动物馆能玩多久？"), assistant("可以玩1小时。")],
+                   (("景点", (1, 2)), ("景点", (3, 4))), "CONSTRAINT"),
+    # a search among the venues the agent just listed around one
+    "among": ([user("帮我找一家评分4.5分以上的餐馆。"), assistant("推荐您去全聚德。"),
+               user("全聚德的电话是多少？"), assistant("电话是65112418。"),
+               user("它周边有哪些餐馆？"), assistant("有四季民福和大董。"),
+               user("这几家里有没有人均100-150元的？"), assistant("四季民福人均120元。")],
+              (("餐馆", (1, 2, 3)), ("餐馆", (4,))), "AMONG"),
+    # a hotel whose name holds a restaurant word (饭店), named back by the customer
+    "name": ([user("帮我找一家评分4.5分以上的酒店。"), assistant("北京前门建国饭店推荐给您。"),
+              user("北京前门建国饭店的电话是多少？"), assistant("电话是63016688。"),
+              user("我还想找一家人均100元左右的餐馆。"), assistant("推荐您去全聚德。")],
+             (("酒店", (1, 2)), ("餐馆", (3,))), "misleading_names"),
+}
+
+
+@pytest.mark.parametrize("broken", [False, True])
+@pytest.mark.parametrize("case", sorted(_SEARCHES))
+def test_searches_for_one_more_and_names_that_hold_another_services_word(case, broken,
+                                                                         monkeypatch):
+    import re
+
+    from ctxlab.handoffs import service_split
+
+    items, wanted, rule = _SEARCHES[case]
+    if broken:  # the rule switched off: the first edition's split
+        if rule == "misleading_names":
+            monkeypatch.setattr(service_split, rule, lambda *args: [])
+        else:
+            monkeypatch.setattr(service_split, rule, re.compile(_NEVER))
+    split = split_issues(items, schema=ZH)
+    got = tuple((i.subject, i.turns) for i in split.issues)
+    assert (got == wanted) is not broken, got
