@@ -61,6 +61,8 @@ from ..policies.summarize import (
 from ..stores.base import StoredState, StoreError
 from ..summarizers.extractive import ExtractiveSummarizer
 from .base import MemorySession, StoreArg, check_limit
+from .first_read import FirstReader
+from .fold_checkpoint import item_anchor, read_from_checkpoint
 from .fold_steps import FoldJob, job_for, next_plan
 from .folding import POLL_S, FoldEngine
 from .history import history_records
@@ -117,6 +119,8 @@ class SummarizingSession(MemorySession):
     """
 
     strategy: ClassVar[StrategySpec] = summarize.SPEC
+    #: A fresh object's first read: the fold checkpoint and the tail after it.
+    first_read: ClassVar[FirstReader | None] = staticmethod(read_from_checkpoint)
 
     def __init__(
         self,
@@ -406,7 +410,9 @@ class _FoldPort:
     async def commit(self, job: FoldJob, record: SummaryRecord) -> bool:
         """Compare-and-swap ``record`` into the store (under the lock); False on conflict."""
         s = self._session
-        saved = await s._store.save_state(job.version, state_data(record, record.generation))
+        anchor = item_anchor(s._log.item(record.items[1] - 1))
+        saved = await s._store.save_state(
+            job.version, state_data(record, record.generation, anchor))
         if saved is None:
             return False
         s._stored = saved

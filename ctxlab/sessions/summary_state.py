@@ -23,10 +23,16 @@ logger = logging.getLogger("ctxlab.summarizing")
 STATE_FORMAT = 1
 
 
-def state_data(summary: SummaryRecord | None, generation: int) -> dict[str, Any]:
-    """What the store keeps for ``summary`` at ``generation``."""
-    return {"strategy": "summarizing", "format": STATE_FORMAT, "generation": generation,
+def state_data(summary: SummaryRecord | None, generation: int,
+               anchor: str | None = None) -> dict[str, Any]:
+    """What the store keeps for ``summary`` at ``generation``; ``anchor`` is the
+    :func:`~ctxlab.sessions.fold_checkpoint.item_anchor` of the last item it folds (what a
+    first read from the fold checkpoint checks the log against)."""
+    data = {"strategy": "summarizing", "format": STATE_FORMAT, "generation": generation,
             "summary": None if summary is None else summary.to_dict()}
+    if anchor is not None and summary is not None:
+        data["anchor"] = {"end": summary.items[1], "item": anchor}
+    return data
 
 
 @dataclass
