@@ -48,9 +48,9 @@ def partial_log(session: MemorySession, ends: Ends) -> tuple[RawLog | None, str]
     start, one unloaded item for the middle, the tail from its first turn start), with the
     store's cursor placed to match; or None and which end to read more of (``head`` or
     ``tail``) when an end holds no turn start to cut at."""
-    if ends.complete:
+    if ends.complete:  # (the whole log: a store may still split it between the two ends)
         log = RawLog(session.token_counter)
-        log.extend(ends.head)
+        log.extend([*ends.head, *ends.tail])
         return log, ""
     head_starts, tail_starts = turn_starts(ends.head), turn_starts(ends.tail)
     if not head_starts:

@@ -101,9 +101,9 @@ async def read_from_checkpoint(session: MemorySession, limit: int | None) -> Vie
         if ends is None:
             return None
         state = ends.state or state
-        if ends.complete:
+        if ends.complete:  # (the whole log: a store may still split it between the ends)
             log = RawLog(session.token_counter)
-            log.extend(ends.head)
+            log.extend([*ends.head, *ends.tail])
             session._install(log)
             await session._apply_delta(Delta(len(log), [], state))
             return session._view(limit)
