@@ -32,7 +32,7 @@ from ..policies.summarize import SummaryRecord
 from ..stores.base import Delta, Ends, StoredState
 from . import first_read
 from .first_read import turn_starts, view_of_partial
-from .summary_state import STATE_FORMAT
+from .summary_state import STATE_FORMAT, drop_stale
 
 if TYPE_CHECKING:
     from .base import MemorySession
@@ -116,7 +116,7 @@ async def read_from_checkpoint(session: MemorySession, limit: int | None) -> Vie
         if log is not None:
             try:
                 session._install(log)
-                await session._apply_delta(Delta(len(log), [], state))
+                await _adopt(session, state, found[0])
                 return view_of_partial(session, limit)
             except NotLoaded as gap:
                 assert isinstance(log, PartialLog)
@@ -126,6 +126,18 @@ async def read_from_checkpoint(session: MemorySession, limit: int | None) -> Vie
             head *= 4
         else:
             tail = max(tail * 4, (ends.tail_start or 0) + len(ends.tail) - found[0].items[1] + 8)
+
+
+async def _adopt(session: Any, state: StoredState | None, summary: SummaryRecord) -> None:
+    """Take the stored state with its summary already parsed (a long record's list of
+    missing identifiers is not parsed twice), then check it against the log as a sync
+    would (:func:`~ctxlab.sessions.summary_state.drop_stale`; the seeded digest)."""
+    assert state is not None and state.data is not None
+    session._stored = state
+    session._fold.summary, session._fold.verified = summary, None
+    session._fold.generation = int(state.data.get("generation", 0))
+    session._changed()
+    await drop_stale(session)
 
 
 def _whole(session: MemorySession) -> None:
