@@ -168,6 +168,7 @@ async def _compare(params: dict[str, Any], items: list[dict[str, Any]], more: li
             await SQLiteSession(sid, db).add_items(batch)
         assert await fresh.get_items(limit=limit) == await whole.get_items(limit=limit)
         assert tuple(fresh._served.reasons) == tuple(whole._served.reasons)
+        assert fresh.view_notes() == whole.view_notes()  # (a fold due: counted turns)
         partial = partial or isinstance(fresh._log, PartialLog)
     if change != "none":
         assert not partial, f"a first read used the checkpoint after {change!r}"
@@ -184,7 +185,7 @@ def test_a_first_read_shows_what_the_whole_log_shows(db, data):
     items = data.draw(st.one_of(history(max_turns=14), hard_history()), label="items")
     middle = conversation(data.draw(st.integers(0, 12)), tag=uuid.uuid4().hex[:6])
     items = [*items[:2], *middle, *items[2:]]
-    more = data.draw(st.one_of(st.just([]), history(max_turns=2)), label="appended")
+    more = data.draw(st.one_of(st.just([]), history(max_turns=5)), label="appended")
     change = data.draw(st.sampled_from(["none", "none", "pop", "old-format", "rewritten"]))
     limit = data.draw(st.one_of(st.none(), st.integers(0, 12)), label="limit")
     with patch.object(first_read, "FIRST_HEAD", 2), patch.object(first_read, "FIRST_TAIL", 3), \
@@ -199,6 +200,18 @@ def test_the_comparison_sees_partial_reads(db):
             warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert arun(_compare(SETTINGS, conversation(30), [], "none", None, db))
+
+
+def test_a_fold_due_is_seen_on_a_partial_read(db):
+    """Another program appended past ``context_limit`` without folding: the fresh object
+    counts the unfolded turns (the middle's turn count comes from the checkpoint) and says
+    a fold is due, as the whole log does."""
+    more = conversation(3, tag="later")
+    with patch.object(first_read, "FIRST_HEAD", 2), patch.object(first_read, "FIRST_TAIL", 3), \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert arun(_compare({"keep_last_n_turns": 2, "context_limit": 3}, conversation(30),
+                             more, "none", None, db))
 
 
 def test_a_checkpoint_after_a_destructive_change_is_not_used():
