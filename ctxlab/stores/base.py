@@ -86,8 +86,9 @@ class Delta:
 class Ends:
     """Both ends of a log, read in one snapshot (:meth:`LogStore.read_ends`): its first
     items (``head``) and its newest ones (``tail``). When the two meet (``complete``),
-    ``head`` is the whole log and ``tail`` is empty; otherwise how many items lie between
-    is not known (counting them would cost a scan of the log)."""
+    ``head + tail`` is the whole log (the SQL stores put it all in ``head``; Redis splits
+    it); otherwise how many items lie between is not known (counting them would cost a
+    scan of the log), unless the read was located (``tail_start``)."""
 
     head: list[dict[str, Any]]
     tail: list[dict[str, Any]]
