@@ -95,6 +95,8 @@ def bounded_log(session: MemorySession, ends: Ends, summary: SummaryRecord, anch
 async def read_from_checkpoint(session: MemorySession, limit: int | None) -> View | None:
     """The first read by the fold checkpoint (see the module doc); None when the caller
     must load the whole log."""
+    if not session._store.locates_tail:  # (its ends alone cannot serve this window)
+        return None
     head, tail, state = first_read.FIRST_HEAD, first_read.FIRST_TAIL, None
     while True:
         ends = await session._store.read_ends(head, tail, locate=True)
