@@ -12,7 +12,11 @@ object reads ``get_items(limit=10)``, as a new worker does:
 * ``sdk``: the SDK's own session (``SQLiteSession``, ``SQLAlchemySession``, ``RedisSession``;
   ``RedisStore`` for the ctxlab layout), which fetches the newest 10 rows;
 * ``ctxlab``: a ``TrimmingSession(max_turns=3)`` over that store, reading the log's ends
-  (:mod:`ctxlab.sessions.first_read`);
+  (:mod:`ctxlab.sessions.first_read`); with ``--strategies ...,summarize`` also a
+  ``SummarizingSession(keep_last_n_turns=2, context_limit=4)`` whose fold (made once, with
+  a constant summarizer: the read is measured, not the summary) left a checkpoint in the
+  store, reading it and the tail after it (:mod:`ctxlab.sessions.fold_checkpoint`; a store
+  that cannot say where a tail starts reads the whole log: its ``fetched`` shows it);
 * ``before``: the same session made to load the whole log first (what every first read
   did before; ``--no-before`` skips it, it takes seconds at a million items).
 
@@ -35,13 +39,37 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ctxlab import TrimmingSession
+from ctxlab import SummarizingSession, TrimmingSession
 
 
 class FullLoadTrimming(TrimmingSession):
     """Trimming whose first read loads the whole log (the behaviour before)."""
 
     strategy = dataclasses.replace(TrimmingSession.strategy, tail_read=None)
+
+
+class FullLoadSummarizing(SummarizingSession):
+    """Summarizing whose first read loads the whole log (the behaviour before)."""
+
+    first_read = None
+
+
+class ConstantSummarizer:
+    """A summary in constant time (the benchmark measures reads, not summaries)."""
+
+    def summarize(self, items: list[dict[str, Any]]) -> str:
+        return f"{len(items)} items: the customer's router shows errors; restart advised"
+
+
+def sessions(strategy: str) -> tuple[Any, Any]:
+    """(the session class as it is, the class loading the whole log), as factories."""
+    if strategy == "trim":
+        return (lambda store: TrimmingSession(store=store, max_turns=3),
+                lambda store: FullLoadTrimming(store=store, max_turns=3))
+    kw = {"keep_last_n_turns": 2, "context_limit": 4, "summarizer": ConstantSummarizer(),
+          "max_input_tokens": None}
+    return (lambda store: SummarizingSession(store=store, **kw),
+            lambda store: FullLoadSummarizing(store=store, **kw))
 
 
 def conversation(n: int) -> list[dict[str, Any]]:
@@ -134,13 +162,12 @@ async def timed(make: Any, repeat: int) -> tuple[float, Any]:
     return best, last
 
 
-async def fetched_items(backend: Backend, sid: str) -> int:
-    session = TrimmingSession(store=backend.sdk(sid), max_turns=3)
+async def fetched_items(session: Any) -> int:
     store, count = session.store, [0]
     read_ends, sync = store.read_ends, store.sync
 
-    async def ends(head: int, tail: int) -> Any:
-        found = await read_ends(head, tail)
+    async def ends(head: int, tail: int, **kw: Any) -> Any:
+        found = await read_ends(head, tail, **kw)
         count[0] += 0 if found is None else len(found.head) + len(found.tail)
         return found
 
@@ -163,10 +190,12 @@ async def peak_mb(make: Any) -> float:
     return peak / 1e6
 
 
-async def bench(kind: str, n: int, repeat: int, before: bool) -> dict[str, Any]:
+async def bench(kind: str, n: int, repeat: int, before: bool, strategy: str = "trim"
+                ) -> dict[str, Any]:
     folder = Path(tempfile.mkdtemp(prefix="bench-first-read-"))
     backend = Backend(kind, folder)
     await backend.open()
+    ours, full = sessions(strategy)
     try:
         sid = f"long-{n}"
         items = conversation(n)
@@ -174,21 +203,18 @@ async def bench(kind: str, n: int, repeat: int, before: bool) -> dict[str, Any]:
         for start in range(0, n, 20_000):
             await writer.add_items(items[start:start + 20_000])
         del items
+        if strategy == "summarize":  # one fold (all but the last 2 turns): the checkpoint
+            await ours(backend.sdk(sid)).add_items(conversation(4)[-4:])
         sdk_s, (_, sdk_items) = await timed(lambda: backend.sdk(sid), repeat)
-        ours_s, (_, our_items) = await timed(
-            lambda: TrimmingSession(store=backend.sdk(sid), max_turns=3), repeat)
+        ours_s, (_, our_items) = await timed(lambda: ours(backend.sdk(sid)), repeat)
         row: dict[str, Any] = {"backend": kind, "items": n, "sdk_s": sdk_s, "ctxlab_s": ours_s,
-                               "fetched": await fetched_items(backend, sid),
-                               "ctxlab_mb": await peak_mb(
-                                   lambda: TrimmingSession(store=backend.sdk(sid),
-                                                           max_turns=3))}
+                               "fetched": await fetched_items(ours(backend.sdk(sid))),
+                               "ctxlab_mb": await peak_mb(lambda: ours(backend.sdk(sid)))}
         if before:
-            row["before_s"], (_, old_items) = await timed(
-                lambda: FullLoadTrimming(store=backend.sdk(sid), max_turns=3), 1)
+            row["before_s"], (_, old_items) = await timed(lambda: full(backend.sdk(sid)), 1)
             if n <= 100_000 or kind in ("sqlite", "postgres"):  # (traced: 5x slower)
-                row["before_mb"] = await peak_mb(
-                    lambda: FullLoadTrimming(store=backend.sdk(sid), max_turns=3))
-            assert old_items == our_items, "the ends-only read changed the view"
+                row["before_mb"] = await peak_mb(lambda: full(backend.sdk(sid)))
+            assert old_items == our_items, "the bounded read changed the view"
         assert sdk_items[-1] == our_items[-1]
         return row
     finally:
@@ -201,21 +227,23 @@ def main() -> None:
     parser.add_argument("--backends", default="sqlite,postgres,redis,redis-store")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-before", action="store_true")
+    parser.add_argument("--strategies", default="trim", help="trim and/or summarize")
     args = parser.parse_args()
-    print(f"{'backend':12} {'items':>9} {'sdk s':>8} {'ctxlab s':>9} {'x sdk':>6} "
-          f"{'fetched':>8} {'MB':>6} {'before s':>9} {'before MB':>10}")
-    for n in (int(x) for x in args.items.split(",")):
-        for kind in args.backends.split(","):
-            if kind != "sqlite" and not os.environ.get(
-                    "CTXLAB_POSTGRES_URL" if kind == "postgres" else "CTXLAB_REDIS_URL"):
-                print(f"{kind:12} skipped: no server URL in the environment")
-                continue
-            r = asyncio.run(bench(kind, n, args.repeat, not args.no_before))
-            before = (f"{r['before_s']:9.3f} {r.get('before_mb', float('nan')):10.1f}"
-                      if "before_s" in r else f"{'-':>9} {'-':>10}")
-            print(f"{kind:12} {n:9,} {r['sdk_s']:8.4f} {r['ctxlab_s']:9.4f} "
-                  f"{r['ctxlab_s'] / r['sdk_s']:6.1f} {r['fetched']:8} "
-                  f"{r['ctxlab_mb']:6.2f} {before}", flush=True)
+    print(f"{'strategy':9} {'backend':12} {'items':>9} {'sdk s':>8} {'ctxlab s':>9} "
+          f"{'x sdk':>6} {'fetched':>8} {'MB':>6} {'before s':>9} {'before MB':>10}")
+    for n, strategy, kind in ((int(x), s, k) for x in args.items.split(",")
+                              for s in args.strategies.split(",")
+                              for k in args.backends.split(",")):
+        if kind != "sqlite" and not os.environ.get(
+                "CTXLAB_POSTGRES_URL" if kind == "postgres" else "CTXLAB_REDIS_URL"):
+            print(f"{strategy:9} {kind:12} skipped: no server URL in the environment")
+            continue
+        r = asyncio.run(bench(kind, n, args.repeat, not args.no_before, strategy))
+        before = (f"{r['before_s']:9.3f} {r.get('before_mb', float('nan')):10.1f}"
+                  if "before_s" in r else f"{'-':>9} {'-':>10}")
+        print(f"{strategy:9} {kind:12} {n:9,} {r['sdk_s']:8.4f} {r['ctxlab_s']:9.4f} "
+              f"{r['ctxlab_s'] / r['sdk_s']:6.1f} {r['fetched']:8} "
+              f"{r['ctxlab_mb']:6.2f} {before}", flush=True)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from array import array
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .digest import extend_digest
 from .rawlog import _NONE, _UNCOUNTED, RawLog
 from .tokens import TokenCounter
 
@@ -42,22 +43,25 @@ class PartialLog(RawLog):
     then ``tail`` (``[hole_stop, ...)``); see the module doc. Appending works as on a full
     log; removing items does not (the caller reloads everything)."""
 
-    __slots__ = ("ambiguous", "hole_start", "hole_stop")
+    __slots__ = ("_seeded", "ambiguous", "hole_start", "hole_stop")
 
     def __init__(self, counter: TokenCounter, head: Iterable[dict[str, Any]], hole: int,
-                 tail: Iterable[dict[str, Any]], *, checked: Any = ()):
+                 tail: Iterable[dict[str, Any]], *, checked: Any = (), hole_turns: int = 1):
         super().__init__(counter)
+        self._seeded: tuple[int, list[str]] | None = None
         self.extend(head, checked=checked)
         self.hole_start = len(self)
         self.hole_stop = self.hole_start + hole
         # a call of the head waiting for its output: the output may be in the hole
         self.ambiguous = bool(self._waiting) or hole <= 0
-        self._skip(hole)
+        self._skip(hole, hole_turns)
         self.extend(tail, checked=checked)
 
-    def _skip(self, count: int) -> None:
-        """Placeholders for ``count`` items not loaded (bulk: no per-item work)."""
-        self._starts.append(self.hole_start)  # the item after the head starts a turn
+    def _skip(self, count: int, turns: int) -> None:
+        """Placeholders for ``count`` items not loaded, ``turns`` of them turn starts (the
+        first is the item after the head; the others stand anywhere: only their number
+        is known) (bulk: no per-item work)."""
+        self._starts.extend(range(self.hole_start, self.hole_start + turns))
         self._items.extend([{}] * count)
         self._kinds.extend([_UNLOADED] * count)
         self._tokens.extend(array("i", [_UNCOUNTED]) * count)
@@ -140,8 +144,22 @@ class PartialLog(RawLog):
         self._check(index)
         return super().key(index)
 
+    def seed_digest(self, index: int, digest: str) -> None:
+        """Take ``digest`` as the digest of ``items[:index]`` (``index`` after the hole:
+        a checkpoint the caller checked vouches for it), so digests up to any later end
+        extend it over loaded items only."""
+        if not self.hole_stop <= index <= len(self):
+            raise ValueError(f"a seeded digest must stand after the hole, got {index}")
+        self._seeded = (index, [digest])
+
     def digest(self, end: int | None = None) -> str:
         end = len(self) if end is None else end
+        seeded = self._seeded
+        if seeded is not None and seeded[0] <= end <= len(self):
+            start, chain = seeded
+            while start + len(chain) <= end:
+                chain.append(extend_digest(chain[-1], [self._items[start + len(chain) - 1]]))
+            return chain[end - start]
         self._check_range(0, end)
         return super().digest(end)
 

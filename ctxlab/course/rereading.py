@@ -270,57 +270,17 @@ class RereadingSummarizer:
     def _identifiers(self, lines: list[Line], previous_text: str) -> list[str]:
         # Typed facts first ("Serial: SN-...", "Ticket: TCK-..."), so a reader knows what
         # each value is; every other identifier-like value follows under a generic label.
-        texts = [previous_text, *(line.text for line in lines)]
-        typed: dict[str, list[str]] = {}
-        claimed: set[str] = set()
-        for text in texts:
-            for fact in facts_in_text(text):
-                values = typed.setdefault(fact.kind, [])
-                if fact.value in values:
-                    values.remove(fact.value)  # move to the end: it is the latest mention
-                values.append(fact.value)
-                claimed.add(fact.value)
-        bullets = []
-        for kind in FACT_KINDS:
-            values = typed.get(kind, [])
-            if not values:
-                continue
-            label = _FACT_TITLES[kind]
-            if kind in _SINGLE_VALUED_FACTS and len(values) > 1:
-                bullets.append(f"{label}: {values[-1]} (Superseded: {', '.join(values[:-1])})")
-            else:
-                bullets.append(f"{label}: {', '.join(values)}")
+        typed = _typed_facts([previous_text, *(line.text for line in lines)])
+        claimed = {value for values in typed.values() for value in values}
         found: list[Identifier] = list(find_identifiers(previous_text))
         found.extend(_carried_identifiers(previous_text))
         for line in lines:
             found.extend(find_identifiers(line.text))
         by_kind: dict[str, list[str]] = {}
         for ident in found:
-            if ident.value in claimed:
-                continue
-            values = by_kind.setdefault(ident.kind, [])
-            if ident.value in values:
-                values.remove(ident.value)
-            values.append(ident.value)
-        stamps = by_kind.get("timestamp", [])
-        if len(stamps) > _MAX_TIMESTAMPS:
-            ordered = sorted(stamps)
-            by_kind["timestamp"] = [
-                f"{len(stamps)} timestamps from {ordered[0]} to {ordered[-1]}"]
-        for label, kinds in _KIND_LABELS:
-            parts: list[str] = []
-            for kind in kinds:
-                values = by_kind.get(kind, [])
-                if not values:
-                    continue
-                if kind in _SINGLE_VALUED and len(values) > 1:
-                    older = ", ".join(values[:-1])
-                    parts.append(f"{values[-1]} (Superseded: {older})")
-                else:
-                    parts.append(", ".join(values))
-            if parts:
-                bullets.append(f"{label}: {'; '.join(parts)}")
-        return bullets
+            if ident.value not in claimed:
+                _mention(by_kind.setdefault(ident.kind, []), ident.value)
+        return [*_typed_bullets(typed), *_identifier_bullets(by_kind)]
 
     def _milestones(self, lines: list[Line], previous: dict[str, list[str]]) -> list[str]:
         events = [b for b in previous.get("Timeline Milestones", []) if b != "none"]
@@ -380,3 +340,56 @@ class RereadingSummarizer:
         if question:
             return [f"Get the answer to: {gist(question, self.gist_words)}"]
         return [f"Follow up on: {gist(last_agent.text, self.gist_words)}"]
+
+
+def _mention(values: list[str], value: str) -> None:
+    """Add ``value`` last (moved there if already listed: it is the latest mention)."""
+    if value in values:
+        values.remove(value)
+    values.append(value)
+
+
+def _typed_facts(texts: list[str]) -> dict[str, list[str]]:
+    """The typed facts of ``texts`` by kind, each list in order of latest mention."""
+    typed: dict[str, list[str]] = {}
+    for text in texts:
+        for fact in facts_in_text(text):
+            _mention(typed.setdefault(fact.kind, []), fact.value)
+    return typed
+
+
+def _typed_bullets(typed: dict[str, list[str]]) -> list[str]:
+    bullets = []
+    for kind in FACT_KINDS:
+        values = typed.get(kind, [])
+        if not values:
+            continue
+        label = _FACT_TITLES[kind]
+        if kind in _SINGLE_VALUED_FACTS and len(values) > 1:
+            bullets.append(f"{label}: {values[-1]} (Superseded: {', '.join(values[:-1])})")
+        else:
+            bullets.append(f"{label}: {', '.join(values)}")
+    return bullets
+
+
+def _identifier_bullets(by_kind: dict[str, list[str]]) -> list[str]:
+    """One bullet per label of :data:`_KIND_LABELS` (many timestamps as one range)."""
+    stamps = by_kind.get("timestamp", [])
+    if len(stamps) > _MAX_TIMESTAMPS:
+        ordered = sorted(stamps)
+        by_kind["timestamp"] = [
+            f"{len(stamps)} timestamps from {ordered[0]} to {ordered[-1]}"]
+    bullets = []
+    for label, kinds in _KIND_LABELS:
+        parts: list[str] = []
+        for kind in kinds:
+            values = by_kind.get(kind, [])
+            if not values:
+                continue
+            if kind in _SINGLE_VALUED and len(values) > 1:
+                parts.append(f"{values[-1]} (Superseded: {', '.join(values[:-1])})")
+            else:
+                parts.append(", ".join(values))
+        if parts:
+            bullets.append(f"{label}: {'; '.join(parts)}")
+    return bullets

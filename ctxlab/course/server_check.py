@@ -97,31 +97,12 @@ def check_server(base_url: str, model: str, *, api_key: str | None = None,
     if problem is not None:
         return ServerCheck(base_url, model, reachable=False, problem=problem)
     url = base_url.strip().rstrip("/") + "/models"
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    client = http_client or httpx.Client(timeout=timeout)
-    try:
-        response = client.get(url, headers=headers)
-    except httpx.TimeoutException as exc:  # connected (or connecting), but no answer in time
-        seconds = client.timeout.read or timeout
-        return ServerCheck(base_url, model, reachable=False, problem=(
-            f"no answer from {url} within {seconds:g} s ({exception_reason(exc)}): {BUSY_HINT}"))
-    except httpx.HTTPError as exc:
-        return ServerCheck(base_url, model, reachable=False,
-                           problem=f"cannot reach {url} ({exception_reason(exc)}): {REACH_HINT}")
-    finally:
-        if http_client is None:
-            client.close()
-    if response.status_code == 404:
-        return ServerCheck(base_url, model, reachable=True,
-                           problem=f"{url} answered 404 Not Found: {url_hints(base_url)[-1]}")
-    if response.status_code in (401, 403):
-        return ServerCheck(base_url, model, reachable=True,
-                           problem=f"{url} answered {response.status_code}: the server wants "
-                           "an API key; set OPENAI_API_KEY to it")
-    if response.status_code >= 400:
-        return ServerCheck(base_url, model, reachable=True,
-                           problem=f"{url} answered {response.status_code}: "
-                           f"{response.text[:200]}")
+    response = _get(url, api_key, http_client, timeout)
+    if isinstance(response, str):
+        return ServerCheck(base_url, model, reachable=False, problem=response)
+    refused = _status_problem(response, url, base_url)
+    if refused is not None:
+        return ServerCheck(base_url, model, reachable=True, problem=refused)
     try:
         data = response.json().get("data") or []
         served = tuple(str(entry.get("id")) for entry in data if isinstance(entry, dict))
@@ -138,6 +119,36 @@ def check_server(base_url: str, model: str, *, api_key: str | None = None,
             f"{', '.join(served)}. Ollama and vLLM answer 404 for an unlisted name; "
             "llama.cpp's servers answer with the model they loaded, whatever the name"))
     return ServerCheck(base_url, model, reachable=True, models=served, owners=owners)
+
+
+def _get(url: str, api_key: str | None, http_client: httpx.Client | None, timeout: float
+         ) -> httpx.Response | str:
+    """``GET url``, or why no answer came (the problem, in words)."""
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    client = http_client or httpx.Client(timeout=timeout)
+    try:
+        return client.get(url, headers=headers)
+    except httpx.TimeoutException as exc:  # connected (or connecting), but no answer in time
+        seconds = client.timeout.read or timeout
+        return (f"no answer from {url} within {seconds:g} s ({exception_reason(exc)}): "
+                f"{BUSY_HINT}")
+    except httpx.HTTPError as exc:
+        return f"cannot reach {url} ({exception_reason(exc)}): {REACH_HINT}"
+    finally:
+        if http_client is None:
+            client.close()
+
+
+def _status_problem(response: httpx.Response, url: str, base_url: str) -> str | None:
+    """What an error status of ``GET /models`` says is wrong (None: not an error)."""
+    if response.status_code == 404:
+        return f"{url} answered 404 Not Found: {url_hints(base_url)[-1]}"
+    if response.status_code in (401, 403):
+        return (f"{url} answered {response.status_code}: the server wants an API key; set "
+                "OPENAI_API_KEY to it")
+    if response.status_code >= 400:
+        return f"{url} answered {response.status_code}: {response.text[:200]}"
+    return None
 
 
 def server_error(base_url: str, model: str, exc: Exception) -> ModelCallError:

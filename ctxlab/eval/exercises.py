@@ -426,12 +426,9 @@ async def check_zh_memory_setup(make_session: Any, make_manager: Any = None, *,
     from .exercise_parts import SetupRejected, check_manager, check_session
     from .zh_exercise import conversation_cost, full_history_session
 
-    if make_session is None:
-        return CheckResult(None, "先在上面的单元格里填好 `make_session`（`make_manager` 可以"
-                                 "设为 None）并运行，再运行这个检查", "zh")
-    if not callable(make_session) or (make_manager is not None and not callable(make_manager)):
-        return CheckResult(False, "`make_session` 应该是一个函数，`make_manager` 是函数或 "
-                                  "None（例如 lambda）", "zh")
+    unusable = _zh_setup_problem(make_session, make_manager)
+    if unusable is not None:
+        return unusable
 
     def checked_session() -> Any:
         session = make_session()
@@ -459,6 +456,22 @@ async def check_zh_memory_setup(make_session: Any, make_manager: Any = None, *,
         _ZH_FULL_ANSWERS.extend([(await ask_after(agent, history, question,
                                                   full_history_session)).input_tokens
                                  for question, _, _ in ZH_EXERCISE_QUESTIONS])
+    return _zh_verdict(records, cost)
+
+
+def _zh_setup_problem(make_session: Any, make_manager: Any) -> CheckResult | None:
+    """Why the lesson 05b exercise cannot be checked yet (None: it can)."""
+    if make_session is None:
+        return CheckResult(None, "先在上面的单元格里填好 `make_session`（`make_manager` 可以"
+                                 "设为 None）并运行，再运行这个检查", "zh")
+    if not callable(make_session) or (make_manager is not None and not callable(make_manager)):
+        return CheckResult(False, "`make_session` 应该是一个函数，`make_manager` 是函数或 "
+                                  "None（例如 lambda）", "zh")
+    return None
+
+
+def _zh_verdict(records: list[Any], cost: Any) -> CheckResult:
+    """The lesson 05b verdict on the answers ``records`` and the conversation's ``cost``."""
     for (question, _, old), record in zip(ZH_EXERCISE_QUESTIONS, records, strict=True):
         if old and old in record.reply:
             return CheckResult(False, f"问“{question}”时，智能体给出的是旧号码 {old}：这个记忆把"

@@ -104,6 +104,13 @@ def corpora_table(runs: Mapping[str, EvalRun | Sequence[StrategySummary]],
     for table in tables.values():
         for strategy, summary in table.items():
             order.setdefault(strategy, summary.label)
+    return _render_corpora(tables, order, columns)
+
+
+def _render_corpora(tables: Mapping[str, Mapping[str, StrategySummary]],
+                    order: Mapping[str, str], columns: Sequence[str]) -> str:
+    """:func:`corpora_table`'s text: a group of ``columns`` per corpus, a row per strategy
+    of ``order`` (its label), "-" where a corpus lacks it."""
     heads = [SUMMARY_COLUMNS[c][0] for c in columns]
 
     def cell(name: str, strategy: str, column: str) -> str:

@@ -31,7 +31,7 @@ import logging
 import os
 import warnings
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import pairwise
 from typing import Any
 
@@ -77,7 +77,8 @@ def mark_proven(*functions: Any) -> None:
 
 def is_proven(*functions: Any) -> bool:
     """True when every one of ``functions`` (None ignored) was marked proven."""
-    return _PROVEN.issuperset(f for f in functions if f is not None)
+    return _PROVEN.issuperset(functions) or (  # (the first test: no generator, every read)
+        None in functions and _PROVEN.issuperset(f for f in functions if f is not None))
 
 
 @contextlib.contextmanager
@@ -95,16 +96,19 @@ NO_SPEC = Invariants(synthetic=True)
 
 
 def enforce(log: LogView, window: Window, spec: StrategySpec | None, params: Any,
-            who: str, *, proven: bool = False) -> None:
+            who: str | Callable[[], str], *, proven: bool = False) -> None:
     """Check ``window`` against ``spec``'s invariants (:data:`NO_SPEC` without one): in
     strict mode a violation raises :class:`PolicyViolation` naming the policy and ``who``
-    asked; otherwise it is logged and warned about (:class:`PolicyWarning`). A ``proven``
-    policy outside strict mode gets the cheap check only (see the module doc)."""
+    asked (a string, or a function giving it: called only then); otherwise it is logged and
+    warned about (:class:`PolicyWarning`). A ``proven`` policy outside strict mode gets the
+    cheap check only (see the module doc)."""
     invariants = spec.invariants if spec is not None else NO_SPEC
     problems = window_violations(log, window, invariants, params,
                                  cheap=proven and not _STRICT)
     if not problems:
         return
+    if callable(who):
+        who = who()
     policy = getattr(spec.policy, "__qualname__", spec.name) if spec is not None else "_window"
     message = (f"{who}: the window of policy {policy!r} breaks its invariants: "
                f"{'; '.join(problems)}")

@@ -381,4 +381,4 @@ def _check_window(self: MemorySession, window: Window) -> None:
     spec = getattr(type(self), "strategy", None)
     proven = is_proven(type(self)._window, getattr(spec, "policy", None))
     enforce(self._log, window, spec, getattr(self, "params", None),
-            f"session {self.session_id!r} ({type(self).__name__})", proven=proven)
+            lambda: f"session {self.session_id!r} ({type(self).__name__})", proven=proven)

@@ -20,6 +20,7 @@ Later reads sync what was appended since, as before. Everything that needs the w
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..core.items import item_kind, item_problem
@@ -37,7 +38,7 @@ FIRST_HEAD = 16
 FIRST_TAIL = 64
 
 
-def _turn_starts(items: list[dict[str, Any]]) -> list[int]:
+def turn_starts(items: list[dict[str, Any]]) -> list[int]:
     return [i for i, item in enumerate(items) if item_problem(item) is None
             and item_kind(item) == "user" and starts_turn(item)]
 
@@ -47,11 +48,11 @@ def partial_log(session: MemorySession, ends: Ends) -> tuple[RawLog | None, str]
     start, one unloaded item for the middle, the tail from its first turn start), with the
     store's cursor placed to match; or None and which end to read more of (``head`` or
     ``tail``) when an end holds no turn start to cut at."""
-    if ends.complete:
+    if ends.complete:  # (the whole log: a store may still split it between the two ends)
         log = RawLog(session.token_counter)
-        log.extend(ends.head)
+        log.extend([*ends.head, *ends.tail])
         return log, ""
-    head_starts, tail_starts = _turn_starts(ends.head), _turn_starts(ends.tail)
+    head_starts, tail_starts = turn_starts(ends.head), turn_starts(ends.tail)
     if not head_starts:
         return None, "head"
     if not tail_starts:
@@ -108,19 +109,33 @@ async def _first_read(session: MemorySession, limit: int | None) -> View | None:
             tail *= 4
 
 
+FirstReader = Callable[["MemorySession", "int | None"], Awaitable["View | None"]]
+
+
+def first_reader(session: MemorySession) -> FirstReader | None:
+    """How this session's first read may avoid loading the whole log: by the log's ends
+    (a ``tail_read`` strategy), by the session class's own ``first_read`` (summarizing:
+    :mod:`.fold_checkpoint`), or not at all (None)."""
+    if tail_readable(session):
+        return _first_read
+    reader: FirstReader | None = getattr(type(session), "first_read", None)
+    return reader
+
+
 async def read_view(session: MemorySession, limit: int | None) -> View:
-    """Catch up with the store and compute the view, reading only the log's ends on a
-    first read when the strategy allows it (call under the session's lock)."""
+    """Catch up with the store and compute the view, reading only what the window needs
+    on a first read when the strategy allows it (call under the session's lock)."""
     log = session._log
-    if isinstance(log, PartialLog) and tail_readable(session):  # (params may have changed)
-        await session._apply_delta(await session._store.sync())  # (whole again if it shrank)
-        if isinstance(session._log, PartialLog):
-            try:
+    reader = first_reader(session)
+    if isinstance(log, PartialLog) and reader is not None:  # (params may have changed)
+        try:
+            await session._apply_delta(await session._store.sync())  # (whole if it shrank)
+            if isinstance(session._log, PartialLog):
                 return view_of_partial(session, limit)
-            except NotLoaded:
-                pass
-    elif log.version == 0 and not len(log) and tail_readable(session):
-        view = await _first_read(session, limit)
+        except NotLoaded:
+            pass
+    elif log.version == 0 and not len(log) and reader is not None:
+        view = await reader(session, limit)
         if view is not None:
             return view
     await session._sync()

@@ -34,11 +34,11 @@ class ThreadSafeAsyncLock:
         return self._locked
 
     async def acquire(self) -> None:
-        loop = asyncio.get_running_loop()
         with self._guard:
-            if not self._locked:
+            if not self._locked:  # (the common case: no loop lookup, no future)
                 self._locked = True
                 return
+            loop = asyncio.get_running_loop()
             future: asyncio.Future[None] = loop.create_future()
             self._waiters.append((loop, future))
         try:

@@ -3,7 +3,8 @@
 The policy (what is folded, when, and what the model sees) is
 :mod:`ctxlab.policies.summarize`; the engine that runs folds (leases, compare-and-swap,
 background tasks, bounded summarizer input, failures) is :mod:`ctxlab.sessions.folding`,
-which sees this session only through :class:`_FoldPort` (its :class:`FoldHost`). This class
+which sees this session only through :class:`~ctxlab.sessions.fold_port.FoldPort` (its
+:class:`FoldHost`); what the model is shown is :mod:`.summary_view`. This class
 holds the settings and the summary state (:mod:`.summary_state`).
 
 What this implementation guarantees (and the source tutorial's version does not):
@@ -36,10 +37,7 @@ is dropped if that prefix is ever changed (a pop into it, a rollback).
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import logging
-from contextlib import AbstractAsyncContextManager
 from typing import Any, ClassVar
 
 from agents.memory import SessionSettings
@@ -47,29 +45,22 @@ from agents.memory import SessionSettings
 from ..core.checks import check_seconds
 from ..core.tokens import TokenCounter
 from ..policies import summarize
-from ..policies.base import Synthetic, Window
+from ..policies.base import Window
 from ..policies.spec import StrategySpec
-from ..policies.summarize import (
-    DEFAULT_MAX_INPUT_TOKENS,
-    FoldPlan,
-    SummarizeParams,
-    SummaryRecord,
-    fired,
-    summary_slots,
-    summary_window,
-)
-from ..stores.base import StoredState, StoreError
+from ..policies.summarize import DEFAULT_MAX_INPUT_TOKENS, SummarizeParams, SummaryRecord
+from ..stores.base import StoredState
 from ..summarizers.extractive import ExtractiveSummarizer
 from .base import MemorySession, StoreArg, check_limit
-from .fold_steps import FoldJob, job_for, next_plan
-from .folding import POLL_S, FoldEngine
+from .first_read import FirstReader
+from .fold_checkpoint import read_from_checkpoint
+from .fold_port import FoldPort, flush_folds, rebuild
+from .folding import FoldEngine
 from .history import history_records
 from .lease import FoldLease
-from .summary_state import STATE_FORMAT, SummaryState, state_data
+from .summary_state import STATE_FORMAT, SummaryState, drop_stale
+from .summary_view import SummaryView
 
 __all__ = ["DEFAULT_LEASE_TTL", "STATE_FORMAT", "SummarizingSession", "SummaryRecord"]
-
-logger = logging.getLogger("ctxlab.summarizing")
 
 #: Default seconds a fold may hold the lease without renewing it (renewed every third).
 DEFAULT_LEASE_TTL = 30.0
@@ -117,6 +108,8 @@ class SummarizingSession(MemorySession):
     """
 
     strategy: ClassVar[StrategySpec] = summarize.SPEC
+    #: A fresh object's first read: the fold checkpoint and the tail after it.
+    first_read: ClassVar[FirstReader | None] = staticmethod(read_from_checkpoint)
 
     def __init__(
         self,
@@ -156,11 +149,11 @@ class SummarizingSession(MemorySession):
         self.summarizer = summarizer if summarizer is not None else ExtractiveSummarizer()
         self.background = bool(background)
         self._fold = SummaryState()
-        self._port = _FoldPort(self)
+        self._port = FoldPort(self)
         self._engine = FoldEngine(self._port, FoldLease(
             self._store, self._owner, self.lease_ttl, self.session_id,
             shared=not self._private_store))
-        self._slots: tuple[SummaryRecord | None, list[Synthetic]] | None = None
+        self._view_parts = SummaryView()
 
     # -- settings --------------------------------------------------------------------
     @property
@@ -243,27 +236,7 @@ class SummarizingSession(MemorySession):
             self._fold.load(state, self.session_id)
             self._changed()
         if self._fold.summary is not None:
-            await self._check_summary(force=shrank)
-
-    async def _check_summary(self, *, force: bool = False) -> None:
-        """Drop the summary if the raw items it was made from are no longer the log's prefix
-        (a pop into them, a rollback, another writer's change)."""
-        summary = self._fold.summary
-        if summary is None or self._fold.matches(self._log, self._stored.epoch, force=force):
-            return
-        logger.info("session %r: the summary of turns %s-%s no longer matches the log; "
-                    "dropping it", self.session_id, *summary.turns)
-        self._fold.summary, self._fold.verified = None, None
-        self._changed()
-        try:
-            saved = await self._store.save_state(
-                self._stored.version, state_data(None, self._fold.generation))
-        except StoreError as exc:  # the next sync re-checks; the view is valid meanwhile
-            logger.warning("session %r: could not save the dropped summary: %s",
-                           self.session_id, exc)
-            return
-        if saved is not None:
-            self._stored = saved
+            await drop_stale(self, force=shrank)
 
     # -- hooks -----------------------------------------------------------------------
     async def _after_add(self) -> None:
@@ -283,19 +256,7 @@ class SummarizingSession(MemorySession):
         """Wait until no fold is in flight or due (a failed fold is not retried here until
         new items arrive). With a shared store this includes folds another process holds
         the lease for: the session polls until that fold lands or the lease expires."""
-        engine = self._engine
-        while True:
-            await engine.wait()
-            if engine.outcome == "failed":
-                return
-            if engine.outcome == "blocked":
-                await asyncio.sleep(POLL_S)
-            async with self._lock:
-                await self._sync()  # (a fold another process applied lands here)
-                due = engine.due()
-            if not due:
-                return
-            engine.start()
+        await flush_folds(self)
 
     async def rebuild_summary(self) -> SummaryRecord | None:
         """Re-summarize every folded turn from the raw log (corrects incremental drift;
@@ -304,38 +265,12 @@ class SummarizingSession(MemorySession):
         Waits for any fold in flight first; returns the new record (None when nothing is
         folded yet). A failing summarizer raises here, and the old summary stays.
         """
-        await self.flush()
-        async with self._lock:
-            await self._sync()
-            job = self._port.next_job(rebuild=True)
-        if job is None:
-            return None
-        record = self._engine.record(job, await self._engine.summarize(job), 0.0)
-        async with self._lock:
-            if not await self._engine.apply(job, record):
-                raise RuntimeError("the session changed while the summary was rebuilt; retry")
-            return self._fold.summary
+        return await rebuild(self)
 
     # -- the view --------------------------------------------------------------------
-    def _summary_slots(self) -> list[Synthetic]:
-        summary, cached = self._fold.summary, self._slots
-        if cached is None or cached[0] is not summary:  # the pair is rebuilt per summary
-            cached = self._slots = (summary, summary_slots(self._log, summary))
-        return cached[1]
-
     def _window(self) -> Window:
-        failure, blocked = self._engine.failure, self._engine.outcome == "blocked"
-        if failure is not None:
-            waiting = f"the summarizer failed ({failure.error}); retried when items are next added"
-        elif blocked:
-            waiting = "another process holds the fold lease"
-        else:
-            waiting = "a fold is due or in flight"
-        window = summary_window(self._log, self._fold.summary, self.params, waiting=waiting,
-                                slots=self._summary_slots())
-        if failure is None and not blocked:
-            window.notes = []  # a fold in flight is normal: no warning
-        return window
+        return self._view_parts.window(self._log, self._fold.summary, self.params,
+                                       self._engine)
 
     # -- history with metadata -------------------------------------------------------
     async def get_full_history(self, limit: int | None = None) -> list[dict[str, Any]]:
@@ -356,68 +291,3 @@ class SummarizingSession(MemorySession):
     async def get_items_with_metadata(self, limit: int | None = None) -> list[dict[str, Any]]:
         """Alias of :meth:`get_full_history` (the name the source tutorial also uses)."""
         return await self.get_full_history(limit)
-
-
-class _FoldPort:
-    """The session as its fold engine sees it (:class:`~ctxlab.sessions.folding.FoldHost`):
-    what is due, what a fold reads, and how its result is saved."""
-
-    def __init__(self, session: SummarizingSession):
-        self._session = session
-        self.session_id = session.session_id
-
-    @property
-    def summarizer(self) -> Any:
-        return self._session.summarizer
-
-    @property
-    def summary_timeout(self) -> float | None:
-        return self._session.summary_timeout
-
-    @property
-    def lock(self) -> AbstractAsyncContextManager[Any]:
-        return self._session._lock
-
-    def log_version(self) -> int:
-        return self._session._log.version
-
-    async def sync(self) -> None:
-        await self._session._sync()
-
-    def changed(self) -> None:
-        self._session._changed()
-
-    def fold_due(self) -> bool:
-        s = self._session
-        pair = (sum(slot.tokens for slot in s._summary_slots())
-                if s.params.fold_tokens is not None else 0)  # only a token trigger needs it
-        return fired(s._log, s._fold.summary, s.params, pair) is not None
-
-    def next_job(self, *, rebuild: bool = False) -> FoldJob | None:
-        """The fold to run now (None: none is due), or with ``rebuild`` the rebuild of
-        everything folded; every ``rebuild_every``-th fold starts from the raw log."""
-        s = self._session
-        pair = (sum(slot.tokens for slot in s._summary_slots())
-                if s.params.fold_tokens is not None and not rebuild else 0)
-        plan = next_plan(s._log, s._fold.summary, s.params, generation=s._fold.generation,
-                         pair_tokens=pair, rebuild=rebuild)
-        return None if plan is None else fold_job(s, plan)
-
-    async def commit(self, job: FoldJob, record: SummaryRecord) -> bool:
-        """Compare-and-swap ``record`` into the store (under the lock); False on conflict."""
-        s = self._session
-        saved = await s._store.save_state(job.version, state_data(record, record.generation))
-        if saved is None:
-            return False
-        s._stored = saved
-        s._fold.applied(record, saved.epoch)
-        s._changed()
-        return True
-
-
-def fold_job(session: SummarizingSession, plan: FoldPlan) -> FoldJob:
-    """What the summarizer reads for ``plan`` (:func:`~ctxlab.sessions.fold_steps.job_for`,
-    redacted when the session has a redactor, with the store state it was planned on)."""
-    return job_for(session._log, plan, session.params, generation=session._fold.generation,
-                   version=session._stored.version, epoch=session._stored.epoch,
-                   redact=session._redact if session._redactor is not None else None)

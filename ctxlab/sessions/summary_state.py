@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.error_text import cause_text
 from ..core.rawlog import RawLog
 from ..policies.summarize import SummaryRecord
-from ..stores.base import StoredState
+from ..stores.base import StoredState, StoreError
+
+if TYPE_CHECKING:
+    from .summarizing import SummarizingSession
 
 logger = logging.getLogger("ctxlab.summarizing")
 
@@ -23,10 +26,16 @@ logger = logging.getLogger("ctxlab.summarizing")
 STATE_FORMAT = 1
 
 
-def state_data(summary: SummaryRecord | None, generation: int) -> dict[str, Any]:
-    """What the store keeps for ``summary`` at ``generation``."""
-    return {"strategy": "summarizing", "format": STATE_FORMAT, "generation": generation,
+def state_data(summary: SummaryRecord | None, generation: int,
+               anchor: str | None = None) -> dict[str, Any]:
+    """What the store keeps for ``summary`` at ``generation``; ``anchor`` is the
+    :func:`~ctxlab.sessions.fold_checkpoint.item_anchor` of the last item it folds (what a
+    first read from the fold checkpoint checks the log against)."""
+    data = {"strategy": "summarizing", "format": STATE_FORMAT, "generation": generation,
             "summary": None if summary is None else summary.to_dict()}
+    if anchor is not None and summary is not None:
+        data["anchor"] = {"end": summary.items[1], "item": anchor}
+    return data
 
 
 @dataclass
@@ -76,3 +85,25 @@ class SummaryState:
         """``record`` was saved in the store at ``epoch``."""
         self.summary, self.generation = record, record.generation
         self.verified = (epoch, record.generation)
+
+
+async def drop_stale(session: SummarizingSession, *, force: bool = False) -> None:
+    """Drop the session's summary if the raw items it was made from are no longer the
+    log's prefix (a pop into them, a rollback, another writer's change), and save that."""
+    fold = session._fold
+    summary = fold.summary
+    if summary is None or fold.matches(session._log, session._stored.epoch, force=force):
+        return
+    logger.info("session %r: the summary of turns %s-%s no longer matches the log; "
+                "dropping it", session.session_id, *summary.turns)
+    fold.summary, fold.verified = None, None
+    session._changed()
+    try:
+        saved = await session._store.save_state(
+            session._stored.version, state_data(None, fold.generation))
+    except StoreError as exc:  # the next sync re-checks; the view is valid meanwhile
+        logger.warning("session %r: could not save the dropped summary: %s",
+                       session.session_id, exc)
+        return
+    if saved is not None:
+        session._stored = saved

@@ -86,13 +86,17 @@ class Delta:
 class Ends:
     """Both ends of a log, read in one snapshot (:meth:`LogStore.read_ends`): its first
     items (``head``) and its newest ones (``tail``). When the two meet (``complete``),
-    ``head`` is the whole log and ``tail`` is empty; otherwise how many items lie between
-    is not known (counting them would cost a scan of the log)."""
+    ``head + tail`` is the whole log (the SQL stores put it all in ``head``; Redis splits
+    it); otherwise how many items lie between is not known (counting them would cost a
+    scan of the log), unless the read was located (``tail_start``)."""
 
     head: list[dict[str, Any]]
     tail: list[dict[str, Any]]
     state: StoredState | None = None
     complete: bool = False
+    #: Where ``tail[0]`` stands in the log (from :meth:`LogStore.read_ends` with ``locate``
+    #: on a store that knows it; None: not known).
+    tail_start: int | None = None
 
 
 @dataclass(frozen=True)
@@ -256,12 +260,17 @@ class LogStore(ABC):
                 raise
             raise wrapped from None
 
-    async def read_ends(self, head: int, tail: int) -> Ends | None:
+    async def read_ends(self, head: int, tail: int, *, locate: bool = False) -> Ends | None:
         """The first ``head`` and the last ``tail`` items, in one snapshot; the items between
         are never fetched. None when this store cannot read a log by its ends: then the
         caller syncs the whole log. After a complete read the cursor is at the end; else
-        the caller places it with :meth:`place_ends`."""
+        the caller places it with :meth:`place_ends` (or :meth:`place_located`).
+
+        With ``locate``, a store that can (``locates_tail``) also says where the tail
+        starts in the log (:attr:`Ends.tail_start`; else it stays None)."""
         with self._errors("read the log"):
+            if locate and self.locates_tail:
+                return await self._read_ends_located(head, tail)
             return await self._read_ends(head, tail)
 
     def place_ends(self, head_kept: int, tail_from: int) -> None:
@@ -271,8 +280,19 @@ class LogStore(ABC):
         returns what was appended since, in those positions."""
         raise NotImplementedError(f"{type(self).__name__} reads no ends")
 
+    def place_located(self, head_kept: int, tail_from: int, hole: int) -> None:
+        """:meth:`place_ends` after a located read whose middle the caller's index holds
+        as ``hole`` items (the true count: its positions are the log's)."""
+        raise NotImplementedError(f"{type(self).__name__} does not locate a tail")
+
+    #: True when :meth:`read_ends` with ``locate`` says where the tail starts.
+    locates_tail: ClassVar[bool] = False
+
     async def _read_ends(self, head: int, tail: int) -> Ends | None:
         return None
+
+    async def _read_ends_located(self, head: int, tail: int) -> Ends | None:
+        return await self._read_ends(head, tail)
 
     async def pop(self) -> tuple[dict[str, Any] | None, Delta]:
         """Remove the newest stored item (bumping the epoch) and return it."""

@@ -27,7 +27,7 @@ class RowIdCursor:
         self._ids.extend(ids)
 
     def _ends(self, head: Sequence[Any], tail: Sequence[Any], asked: int,
-              state: StoredState | None) -> Ends:
+              state: StoredState | None, tail_start: int | None = None) -> Ends:
         """:class:`Ends` from rows ``(id, data)`` (``asked``: the head's row limit); complete
         when the head is short or the two ends overlap (the cursor is then at the end)."""
         complete = len(head) < asked or (bool(tail) and tail[0][0] <= head[-1][0])
@@ -38,11 +38,16 @@ class RowIdCursor:
         self._ends_ids = (head_ids, tail_ids)
         if complete:
             self._ids = head_ids
-        return Ends(head_items, tail_items, self._state_delta(state), complete)
+        return Ends(head_items, tail_items, self._state_delta(state), complete,
+                    None if complete else tail_start)
 
     def place_ends(self, head_kept: int, tail_from: int) -> None:
         head_ids, tail_ids = self._ends_ids
         self._ids = [*head_ids[:head_kept], -1, *tail_ids[tail_from:]]  # (-1: not loaded)
+
+    def place_located(self, head_kept: int, tail_from: int, hole: int) -> None:
+        head_ids, tail_ids = self._ends_ids
+        self._ids = [*head_ids[:head_kept], *([-1] * hole), *tail_ids[tail_from:]]
 
     def reset_cursor(self) -> None:
         self._ids.clear()

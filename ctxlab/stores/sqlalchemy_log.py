@@ -184,23 +184,35 @@ class SQLAlchemyLog(RowIdCursor, LogStore):
         return Delta(keep, items, self._state_delta(state))
 
     async def _read_ends(self, head: int, tail: int) -> Ends:
+        return await self._ends_read(head, tail, locate=False)
+
+    locates_tail: ClassVar[bool] = True
+
+    async def _read_ends_located(self, head: int, tail: int) -> Ends:
+        return await self._ends_read(head, tail, locate=True)
+
+    async def _ends_read(self, head: int, tail: int, *, locate: bool) -> Ends:
         seen = self._state_version
         await self.state.ready()
         params = {"sid": self.session_id, "head": head, "tail": tail,
                   "seen": -1 if seen is None else seen}
+        query = self._q.ends_located if locate else self._q.ends
         async with self.engines.current().connect() as conn:  # one statement: one snapshot
             if self.dialect in AUTOCOMMIT_READS:
                 conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
-            found = list(await conn.execute(self._q.ends, params))
+            found = list(await conn.execute(query, params))
         state = StoredState()
         first: list[Row] = []
         last: list[Row] = []
+        start = None
         for part, row_id, epoch, body in found:
             if part == 0:
                 state = StoredState(int(row_id), int(epoch), decode_data(body))
+            elif part == 3:
+                start = int(epoch)
             else:
                 (first if part == 1 else last).append((int(row_id), body))
-        return self._ends(first, last, head, state)
+        return self._ends(first, last, head, state, start if last else None)
 
     async def _append(self, items: list[dict[str, Any]]) -> Delta:
         known, seen = list(self._ids), self._state_version

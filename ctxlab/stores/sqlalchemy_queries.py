@@ -94,11 +94,28 @@ class LogQueries:
             found = self._ends = self._build_ends()
         return found
 
-    def _build_ends(self) -> Any:
-        from sqlalchemy import Integer, bindparam, literal, select
+    @property
+    def ends_located(self) -> Any:
+        """:attr:`ends` and a part 3 whose ``n`` is the position of the tail's first row
+        (how many rows of the session precede it: a count on the index, no rows read)."""
+        found = getattr(self, "_ends_located", None)
+        if found is None:
+            found = self._ends_located = self._build_ends(locate=True)
+        return found
+
+    def _build_ends(self, *, locate: bool = False) -> Any:
+        from sqlalchemy import Integer, bindparam, func, literal, null, select
 
         m = self._messages.c
         mine = m.session_id == bindparam("sid")
+        parts = []
+        if locate:
+            last = select(m.id).where(mine).order_by(m.id.desc()).limit(
+                bindparam("tail")).subquery()
+            first_of_tail = select(func.min(last.c.id)).scalar_subquery()
+            parts.append(select(literal(3, Integer).label("part"), literal(0, Integer),
+                                func.count().label("n"), null()).where(
+                mine, m.id < first_of_tail))
 
         def end(part: int, order: Any, limit: str) -> Any:
             rows = select(literal(part, Integer).label("part"), m.id.label("id"),
@@ -107,7 +124,7 @@ class LogQueries:
             return select(rows.c.part, rows.c.id, rows.c.n, rows.c.body)
 
         return self._union(self._state_part(), end(1, m.id, "head"),
-                           end(2, m.id.desc(), "tail"))
+                           end(2, m.id.desc(), "tail"), *parts)
 
     @staticmethod
     def _union(*parts: Any) -> Any:

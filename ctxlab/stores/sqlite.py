@@ -398,9 +398,18 @@ class SQLiteLog(RowIdCursor, LogStore):
         return Delta(keep, items, self._state_delta(state))
 
     async def _read_ends(self, head: int, tail: int) -> Ends:
+        return await self._ends_read(head, tail, locate=False)
+
+    locates_tail: ClassVar[bool] = True
+
+    async def _read_ends_located(self, head: int, tail: int) -> Ends:
+        return await self._ends_read(head, tail, locate=True)
+
+    async def _ends_read(self, head: int, tail: int, *, locate: bool) -> Ends:
         seen = self._state_version
 
-        def read(conn: sqlite3.Connection) -> tuple[list[Row], list[Row], StoredState]:
+        def read(conn: sqlite3.Connection
+                 ) -> tuple[list[Row], list[Row], StoredState, int | None]:
             where = f"FROM {self.messages_table} WHERE session_id = ?"
             with transaction(conn, write=False):
                 state = _read_state(conn, self.session_id, seen)
@@ -409,10 +418,14 @@ class SQLiteLog(RowIdCursor, LogStore):
                 last = conn.execute(
                     f"SELECT id, message_data {where} ORDER BY id DESC LIMIT ?",
                     (self.session_id, tail if len(first) == head else 0)).fetchall()
-                return first, last[::-1], state
+                start = None
+                if locate and last:  # (a count on the (session_id, id) index: no rows read)
+                    start = conn.execute(f"SELECT count(*) {where} AND id < ?",
+                                         (self.session_id, last[-1][0])).fetchone()[0]
+                return first, last[::-1], state, start
 
-        first, last, state = await self.file.run(read)
-        return self._ends(first, last, head, state)
+        first, last, state, start = await self.file.run(read)
+        return self._ends(first, last, head, state, start)
 
     async def _append(self, items: list[dict[str, Any]]) -> Delta:
         # Kept short: the write lock is held from BEGIN IMMEDIATE to COMMIT, so only the

@@ -277,3 +277,22 @@ def test_a_partial_session_stays_right_when_its_settings_or_reads_change(db):
 
     with patch.object(first_read, "FIRST_HEAD", 2), patch.object(first_read, "FIRST_TAIL", 3):
         arun(go())
+
+
+def test_a_short_log_read_by_its_ends_is_whole(backend):
+    """Ends that meet (a log shorter than both reads) give the whole log, however the store
+    splits it between head and tail (Redis returned 16 + 8 of 24 items: the view lost 8)."""
+    async def go() -> tuple[list[Any], list[Any]]:
+        sid = f"short-{uuid.uuid4().hex[:8]}"
+        try:
+            await backend.sdk(sid).add_items(conversation(6))
+            fresh = TrimmingSession(store=backend.sdk(sid), max_turns=5)
+            view = await fresh.get_items()
+            whole = TrimmingSession(store=backend.sdk(sid), max_turns=5)
+            await whole.raw_items()
+            return view, await whole.get_items()
+        finally:
+            await backend.aclose()
+
+    view, whole = arun(go())
+    assert view == whole and len(view) == 20

@@ -248,6 +248,18 @@ def _small_talk_zh(intent: Intent, ack: str) -> str:
 # ---------------------------------------------------------------------------- tools
 
 
+def _wanted_tools(intent: Intent, facts: Mapping[str, list[Found]]) -> list[str]:
+    """The tools the intent asks for, in calling order."""
+    wanted: list[str] = []
+    if intent.lookup:
+        wanted.append("lookup_device")
+    if intent.warranty:
+        wanted.append("check_warranty")
+    if intent.ticket_status and (intent.ticket_word or facts["ticket"]):
+        wanted.append("get_ticket_status")
+    return wanted
+
+
 def _plan_tools(
     intent: Intent,
     facts: Mapping[str, list[Found]],
@@ -256,13 +268,7 @@ def _plan_tools(
     allow_tools: bool,
     language: str = "en",
 ) -> Plan | None:
-    wanted: list[str] = []
-    if intent.lookup:
-        wanted.append("lookup_device")
-    if intent.warranty:
-        wanted.append("check_warranty")
-    if intent.ticket_status and (intent.ticket_word or facts["ticket"]):
-        wanted.append("get_ticket_status")
+    wanted = _wanted_tools(intent, facts)
     if not wanted:
         return None
     used = {item.get("name") for item in turn if item_type(item) == "function_call"}
@@ -274,16 +280,12 @@ def _plan_tools(
         spec = tools.get(name)
         if not allow_tools or spec is None or not spec.accepts(argument):
             unavailable.append(ACTIONS_ZH[name] if language == "zh" else action)
-            continue
-        if name in used:
-            continue
-        fact = latest_fact(facts[kind])
-        if fact is None:
-            if kind not in missing:
+        elif name not in used:
+            call = _planned_call(name, argument, facts[kind])
+            if call is not None:
+                calls.append(call)
+            elif kind not in missing:
                 missing.append(kind)
-            continue
-        arguments = json.dumps({argument: fact.value}, ensure_ascii=False)
-        calls.append(PlannedCall(name, arguments))
     if calls:
         return Plan(calls=tuple(calls))
     if missing:
@@ -291,6 +293,14 @@ def _plan_tools(
     if unavailable:
         return Plan(text=replies.unavailable_reply(unavailable, language))
     return None
+
+
+def _planned_call(name: str, argument: str, found: list[Found]) -> PlannedCall | None:
+    """The call of tool ``name`` with the latest fact of its kind (None: none known)."""
+    fact = latest_fact(found)
+    if fact is None:
+        return None
+    return PlannedCall(name, json.dumps({argument: fact.value}, ensure_ascii=False))
 
 
 def _answer_tool_results(turn: Sequence[Mapping[str, Any]], symptoms: Sequence[Any],

@@ -300,18 +300,7 @@ def plot_budget_bars(
     When a label's sections include ``full_history``, a dashed outline shows the size of the
     same call with the full history (instructions + every stored item + new input).
     """
-    if not isinstance(sections_by_label, Mapping) or not sections_by_label:
-        raise ValueError("sections_by_label must be a non-empty mapping of label -> sections")
-    known = {*SECTIONS, FULL_HISTORY}
-    for label, sections in sections_by_label.items():
-        if not isinstance(sections, Mapping):
-            raise ValueError(f"sections for {label!r} must be a mapping, got "
-                             f"{type(sections).__name__}")
-        unknown = sorted(set(sections) - known)
-        if unknown:
-            raise ValueError(f"sections for {label!r}: unknown section(s) {unknown}; "
-                             f"expected some of {sorted(known)}")
-        _check_counts(str(label), [sections[k] for k in sections])
+    _check_budget_sections(sections_by_label)
     labels = [str(label) for label in sections_by_label]
     values = list(sections_by_label.values())
     fig, ax = new_figure(figsize or (max(4.5, 1.1 * len(labels) + 3.0), 3.8))
@@ -324,12 +313,7 @@ def plot_budget_bars(
         ax.bar(positions, heights, bottom=bottoms, width=0.6, color=SECTION_COLORS[section],
                edgecolor="#FFFFFF", linewidth=0.5, label=SECTION_LABELS[section])
         bottoms = [b + h for b, h in zip(bottoms, heights, strict=True)]
-    full = [
-        float(v.get("instructions", 0) + v[FULL_HISTORY] + v.get("new_input", 0))
-        if FULL_HISTORY in v else None
-        for v in values
-    ]
-    outlined = [(x, f) for x, f in zip(positions, full, strict=True) if f is not None]
+    outlined = _full_history_outlines(values)
     if outlined:
         ax.bar([x for x, _ in outlined], [f for _, f in outlined], width=0.6, fill=False,
                edgecolor="#555555", linestyle="--", linewidth=1.2,
@@ -343,6 +327,29 @@ def plot_budget_bars(
     ax.legend(frameon=False, fontsize=SMALL_FONT, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     return fig
+
+
+def _check_budget_sections(sections_by_label: Any) -> None:
+    """Raise ValueError naming what is wrong with :func:`plot_budget_bars`' input."""
+    if not isinstance(sections_by_label, Mapping) or not sections_by_label:
+        raise ValueError("sections_by_label must be a non-empty mapping of label -> sections")
+    known = {*SECTIONS, FULL_HISTORY}
+    for label, sections in sections_by_label.items():
+        if not isinstance(sections, Mapping):
+            raise ValueError(f"sections for {label!r} must be a mapping, got "
+                             f"{type(sections).__name__}")
+        unknown = sorted(set(sections) - known)
+        if unknown:
+            raise ValueError(f"sections for {label!r}: unknown section(s) {unknown}; "
+                             f"expected some of {sorted(known)}")
+        _check_counts(str(label), [sections[k] for k in sections])
+
+
+def _full_history_outlines(values: list[Mapping[str, int]]) -> list[tuple[int, float]]:
+    """(bar position, tokens of the same call with the full history) for each label whose
+    sections include ``full_history``."""
+    return [(x, float(v.get("instructions", 0) + v[FULL_HISTORY] + v.get("new_input", 0)))
+            for x, v in enumerate(values) if FULL_HISTORY in v]
 
 
 # ------------------------------------------------------------------------- live runs
