@@ -253,7 +253,7 @@ def backend_failure(store: RecordStore, what: str, exc: BaseException) -> Record
     raise this ``from None`` so it stays out of the traceback too."""
     refused = classify_backend_error(exc) == "refused"
     kind = RecordsRefusedError if refused else RecordsUnavailableError
-    verb = "was refused: could not" if refused else "could not"
+    verb = "refused to" if refused else "could not"
     error = kind(f"{store.describe()} {verb} {what}: {cause_text(exc)}. "
                  f"{REFUSED if refused else UNAVAILABLE}")
     error.backend_error = exc
