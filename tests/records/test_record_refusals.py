@@ -136,7 +136,7 @@ def test_a_read_only_sqlite_file_is_a_refusal_and_a_locked_one_is_unavailable(tm
     holder = sqlite3.connect(path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     try:
-        with pytest.raises(RecordsUnavailableError, match="locked.*Retry when the backend"):
+        with pytest.raises(RecordsUnavailableError, match=r"locked.*Retry when the backend"):
             arun(store.put("u1", "memory", {"note": SECRET}, expected_version=1))
     finally:
         holder.execute("ROLLBACK")
