@@ -17,6 +17,12 @@ a deletion (a background consolidation of the user's last session) can ask to be
 afterwards. What stays behind after a deletion is only that counter row, keyed by the
 SHA-256 of the user id: no record, no key name, no user id.
 
+A backend failure is :class:`RecordsUnavailableError` when the connection or the transaction
+was lost (retry when the backend is back) and :class:`RecordsRefusedError` when the backend
+refused the operation (a constraint, a value too long, a permission, a read-only or full
+database: retrying will not help), by the session stores' rules
+(:mod:`ctxlab.core.backend_errors`); either way nothing was half-written.
+
 User ids and keys follow :func:`ctxlab.check_session_id`'s rules (letters, digits, ``_``,
 ``.``, ``-``; no personal data such as an email address): they become storage keys.
 """
