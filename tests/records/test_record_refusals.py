@@ -265,3 +265,46 @@ def test_the_refusal_class_is_a_public_record_error_and_not_an_outage():
     assert ctxlab.RecordsUnavailableError is RecordsUnavailableError
     assert issubclass(RecordsRefusedError, ctxlab.RecordError)
     assert not issubclass(RecordsRefusedError, RecordsUnavailableError)
+
+
+def real_sqlite_errors(path: Path) -> dict[str, sqlite3.Error]:
+    """One real error of each kind from SQLite itself, by its result code."""
+    found: dict[str, sqlite3.Error] = {}
+
+    def catch(name: str, conn: sqlite3.Connection, sql: str) -> None:
+        try:
+            conn.execute(sql)
+        except sqlite3.Error as exc:
+            found[name] = exc
+
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("CREATE TABLE t (x TEXT NOT NULL UNIQUE)")
+    conn.execute("INSERT INTO t VALUES ('a')")
+    catch("constraint", conn, "INSERT INTO t VALUES ('a')")
+    conn.execute(f"PRAGMA max_page_count = {conn.execute('PRAGMA page_count').fetchone()[0]}")
+    catch("full", conn, "INSERT INTO t SELECT hex(randomblob(5000))")
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    catch("busy", sqlite3.connect(path, timeout=0.05), "INSERT INTO t VALUES ('b')")
+    holder.execute("ROLLBACK")
+    catch("readonly", sqlite3.connect(f"file:{path}?mode=ro", uri=True), "DELETE FROM t")
+    damaged = path.with_name("damaged.db")
+    damaged.write_bytes(b"not a database" * 100)
+    catch("damaged", sqlite3.connect(damaged), "SELECT * FROM t")
+    return found
+
+
+def test_real_sqlite_errors_are_classified_as_the_session_stores_classify_them(tmp_path):
+    from ctxlab.stores import StoreUnavailableError
+    from ctxlab.stores.sqlite import translate_sqlite_error
+
+    errors = real_sqlite_errors(tmp_path / "codes.db")
+    assert sorted(errors) == ["busy", "constraint", "damaged", "full", "readonly"], errors
+    kinds = {name: classify_backend_error(exc) for name, exc in errors.items()}
+    assert kinds == {"busy": "unavailable", "constraint": "refused", "full": "refused",
+                     "readonly": "refused", "damaged": "refused"}, kinds
+    for name, exc in errors.items():  # the session stores answer the same
+        retry = isinstance(translate_sqlite_error(exc), StoreUnavailableError)
+        assert retry == (kinds[name] == "unavailable"), name
+    everything = {name: everything_unavailable(exc) for name, exc in errors.items()}
+    assert everything != kinds  # the old classifier gets four of five wrong
