@@ -47,12 +47,13 @@ UNAVAILABLE_TEXT = ("the memory store is unavailable right now; nothing was save
                     "customer, and try again later in the conversation")
 
 
-def store_failure(what: str, exc: RecordError) -> dict[str, Any]:
+def store_failure(what: str, exc: RecordError, *, refused_text: str = REFUSED_TEXT,
+                  unavailable_text: str = UNAVAILABLE_TEXT) -> dict[str, Any]:
     """The tool's answer when the record store failed (refused: ``retry`` False; unavailable:
     ``retry`` True), logged with the store's message (no stored content in either)."""
     refused = isinstance(exc, RecordsRefusedError)
     logger.error("memory tool %s failed: %s", what, cause_text(exc))
-    return {"error": REFUSED_TEXT if refused else UNAVAILABLE_TEXT, "retry": not refused}
+    return {"error": refused_text if refused else unavailable_text, "retry": not refused}
 
 
 def memory_tools(notes: MemoryNotes, *, k: int = 3) -> list[FunctionTool]:

@@ -7,7 +7,8 @@ connection holding the write lock makes it unavailable):
 * long-term memory's background write logs and keeps it (class and store, no content), and
   the user's memory is unchanged;
 * the memory tools tell the model it was refused and that retrying will not help (not the
-  SDK's "Please try again"), or, when the store is unavailable, that it may retry later.
+  SDK's "Please try again"), or, when the store is unavailable, that it may retry later;
+* the forget tool says a refused deletion is not done and must go to a person.
 
 The first edition's classifier (every failure "unavailable") is shown failing the tools'
 check: the model would be told to retry a write that can never land."""
@@ -142,3 +143,31 @@ def test_the_check_catches_the_old_everything_unavailable_classifier(tmp_path, m
         tools_tell_refusal_from_outage(tmp_path)
     assert issubclass(RecordsRefusedError, records_base.RecordError)
     assert not issubclass(RecordsRefusedError, RecordsUnavailableError)
+
+
+def test_a_refused_deletion_is_reported_as_not_done_and_not_to_retry(tmp_path):
+    from ctxlab.longterm import forget_me_tool
+    from ctxlab.longterm.forget import FORGET_REFUSED
+
+    path = tmp_path / "forget.db"
+    memory = LongTermMemory(SQLiteRecords(path))
+    tool = forget_me_tool(memory=memory)
+    model = ScriptedModel([[function_call("delete_my_data", {}, call_id="forget-1")],
+                           [assistant_message("Sorry.", item_id="msg-1")]])
+    agent = Agent(name="support", instructions="Help.", model=model, tools=[tool])
+
+    async def go():
+        await memory.write_session("zoe", [user("Hi, this is Zoe Park."), assistant("Hi.")],
+                                   session_id="s1", at="d1")
+        kept = await memory.get("zoe")
+        with sqlite3.connect(path) as conn:
+            conn.execute("CREATE TRIGGER keep BEFORE DELETE ON ctxlab_records "
+                         "BEGIN SELECT RAISE(ABORT, 'deletes refused'); END")
+        result = await Runner.run(agent, "Delete my data.", context=UserContext("zoe"),
+                                  run_config=QUIET)
+        (output,) = [i.output for i in result.new_items if i.type == "tool_call_output_item"]
+        return kept, await memory.get("zoe"), json.loads(output)
+
+    kept, now, answer = arun(go())
+    assert answer == {"deleted": False, "error": FORGET_REFUSED, "retry": False}, answer
+    assert now == kept  # the transaction was rolled back: nothing half-deleted
