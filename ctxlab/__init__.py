@@ -148,6 +148,9 @@ from .preload import Preloader, PreloadRule
 from .records import (
     InvalidUserIdError,
     RecordConflictError,
+    RecordError,
+    RecordsRefusedError,
+    RecordsUnavailableError,
     UnknownUserError,
     open_records,
 )
@@ -445,6 +448,9 @@ __all__ = [
     "Recall",
     "RecallProbe",
     "RecordConflictError",
+    "RecordError",
+    "RecordsRefusedError",
+    "RecordsUnavailableError",
     "RedactionRule",
     "Redactor",
     "RedisStore",

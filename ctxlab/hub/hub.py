@@ -139,6 +139,11 @@ class MemoryHub:
 
         ``change`` gets the state and changes it in place or returns a new one (sync or
         async). It may run more than once, so it must not have other side effects.
+
+        Only a lost race is retried. A backend failure propagates as it is:
+        :class:`~ctxlab.records.RecordsUnavailableError` (retry later) or
+        :class:`~ctxlab.records.RecordsRefusedError` (the backend refused the write; nothing
+        was written and retrying will not help).
         """
         if not callable(change):
             raise TypeError(f"change must be callable, got {type(change).__name__}")

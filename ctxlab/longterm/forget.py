@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..hub.hub import MemoryHub
-from ..records import RecordStore, UnknownUserError, check_user_id
+from ..records import RecordError, RecordStore, UnknownUserError, check_user_id
 from ..records.users import user_id_of
 from .memory import LongTermMemory
 from .record import MEMORY_KEY
@@ -166,6 +166,13 @@ FORGET_TOOL_DESCRIPTION = (
 )
 
 
+#: What the model is told when a store refused the deletion, or was unavailable.
+FORGET_REFUSED = ("a store refused the deletion, so it is not complete, and retrying will not "
+                  "help: tell the customer and hand the request to a person")
+FORGET_UNAVAILABLE = ("a store is unavailable right now, so the deletion is not complete: "
+                      "tell the customer, and call this tool again later")
+
+
 def forget_me_tool(*, memory: LongTermMemory | None = None, hub: MemoryHub | None = None,
                    stores: Iterable[RecordStore] = (),
                    sessions_of: Callable[[str], Iterable[Any]] | None = None,
@@ -176,9 +183,12 @@ def forget_me_tool(*, memory: LongTermMemory | None = None, hub: MemoryHub | Non
     ``sessions_of(user_id)`` returns the user's live sessions to clear (the current one
     included); ``open_session(session_id)`` opens a session long-term memory lists. The
     tool answers with JSON: ``{"deleted": true, ...}`` and what was removed, or
-    ``{"deleted": false, "error": ...}`` when nothing was stored.
+    ``{"deleted": false, "error": ...}`` when nothing was stored, or, with ``"retry"``, when
+    a store refused the deletion (``false``: retrying will not help) or was unavailable.
     """
     from agents import FunctionTool, RunContextWrapper
+
+    from .tools import store_failure
 
     extra = list(stores)
 
@@ -190,6 +200,9 @@ def forget_me_tool(*, memory: LongTermMemory | None = None, hub: MemoryHub | Non
                                        sessions=live, open_session=open_session)
         except UnknownUserError:
             return json.dumps({"deleted": False, "error": "nothing is stored about you"})
+        except RecordError as exc:  # refused or unavailable: the deletion is not complete
+            return json.dumps({"deleted": False, **store_failure(
+                name, exc, refused_text=FORGET_REFUSED, unavailable_text=FORGET_UNAVAILABLE)})
         return json.dumps({"deleted": True, **report.as_dict(),
                            "what": ["long-term memory", "shared customer state",
                                     "conversation history"]})
@@ -201,4 +214,5 @@ def forget_me_tool(*, memory: LongTermMemory | None = None, hub: MemoryHub | Non
         on_invoke_tool=invoke, strict_json_schema=True)
 
 
-__all__ = ["DeletionReport", "forget_me_tool", "forget_user"]
+__all__ = ["FORGET_REFUSED", "FORGET_UNAVAILABLE", "DeletionReport", "forget_me_tool",
+           "forget_user"]

@@ -17,10 +17,13 @@ the record store's compare-and-swap, so two runs of one customer saving at once 
 """
 
 import json
+import logging
 from typing import Any, Literal
 
 from agents import FunctionTool, RunContextWrapper, function_tool
 
+from ..core.error_text import cause_text
+from ..records import RecordError, RecordsRefusedError
 from ..records.users import MissingUserError, session_id_of, user_id_of
 from .notes import MemoryNotes, note_line
 
@@ -33,6 +36,24 @@ SAVE_DESCRIPTION = (
 SEARCH_DESCRIPTION = (
     "Search what this customer asked us to remember (this conversation's notes first, then "
     "their standing notes). Returns the matching notes with when they were said.")
+
+
+logger = logging.getLogger(__name__)
+
+#: What the model is told when the record store refused the operation, or was unavailable.
+REFUSED_TEXT = ("the memory store refused this; nothing was saved and retrying will not "
+                "help: tell the customer it could not be remembered")
+UNAVAILABLE_TEXT = ("the memory store is unavailable right now; nothing was saved: tell the "
+                    "customer, and try again later in the conversation")
+
+
+def store_failure(what: str, exc: RecordError, *, refused_text: str = REFUSED_TEXT,
+                  unavailable_text: str = UNAVAILABLE_TEXT) -> dict[str, Any]:
+    """The tool's answer when the record store failed (refused: ``retry`` False; unavailable:
+    ``retry`` True), logged with the store's message (no stored content in either)."""
+    refused = isinstance(exc, RecordsRefusedError)
+    logger.error("memory tool %s failed: %s", what, cause_text(exc))
+    return {"error": refused_text if refused else unavailable_text, "retry": not refused}
 
 
 def memory_tools(notes: MemoryNotes, *, k: int = 3) -> list[FunctionTool]:
@@ -54,6 +75,8 @@ def memory_tools(notes: MemoryNotes, *, k: int = 3) -> list[FunctionTool]:
                                      scope=None if scope == "auto" else scope)
         except ValueError as exc:  # empty or too long: the model can fix that
             return json.dumps({"saved": False, "error": str(exc)})
+        except RecordError as exc:  # refused or unavailable: say which, never "try again"
+            return json.dumps({"saved": False, **store_failure("save_memory", exc)})
         return json.dumps({"saved": True, **note_line(saved)}, ensure_ascii=False)
 
     @function_tool(name_override="search_memory", description_override=SEARCH_DESCRIPTION)
@@ -62,11 +85,15 @@ def memory_tools(notes: MemoryNotes, *, k: int = 3) -> list[FunctionTool]:
             user = user_id_of(context)
         except MissingUserError:
             return json.dumps({"found": [], "error": "this conversation has no customer"})
-        hits = await notes.search(user, query, session_id=session_id_of(context), k=k,
-                                  reinforce=True)
+        try:
+            hits = await notes.search(user, query, session_id=session_id_of(context), k=k,
+                                      reinforce=True)
+        except RecordError as exc:
+            return json.dumps({"found": [], **store_failure("search_memory", exc)})
         return json.dumps({"found": [note_line(n) for n, _ in hits]}, ensure_ascii=False)
 
     return [save_memory, search_memory]
 
 
-__all__ = ["SAVE_DESCRIPTION", "SEARCH_DESCRIPTION", "memory_tools"]
+__all__ = ["REFUSED_TEXT", "SAVE_DESCRIPTION", "SEARCH_DESCRIPTION", "UNAVAILABLE_TEXT",
+           "memory_tools", "store_failure"]

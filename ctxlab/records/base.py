@@ -17,6 +17,12 @@ a deletion (a background consolidation of the user's last session) can ask to be
 afterwards. What stays behind after a deletion is only that counter row, keyed by the
 SHA-256 of the user id: no record, no key name, no user id.
 
+A backend failure is :class:`RecordsUnavailableError` when the connection or the transaction
+was lost (retry when the backend is back) and :class:`RecordsRefusedError` when the backend
+refused the operation (a constraint, a value too long, a permission, a read-only or full
+database: retrying will not help), by the session stores' rules
+(:mod:`ctxlab.core.backend_errors`); either way nothing was half-written.
+
 User ids and keys follow :func:`ctxlab.check_session_id`'s rules (letters, digits, ``_``,
 ``.``, ``-``; no personal data such as an email address): they become storage keys.
 """
@@ -30,6 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ..core.backend_errors import classify_backend_error
 from ..core.error_text import cause_text
 from ..core.session_ids import InvalidSessionIdError, check_session_id
 
@@ -45,6 +52,13 @@ class RecordError(RuntimeError):
 class RecordsUnavailableError(RecordError):
     """The backend could not be reached. Nothing was half-written: the operation happened
     completely or not at all; retry when the backend is back."""
+
+
+class RecordsRefusedError(RecordError):
+    """The backend refused the operation (a constraint, a value too long, a permission, a
+    read-only or full database). Nothing was written: its transaction was rolled back.
+    Retrying will not help; the message names the store, the operation and the cause, and
+    what to check."""
 
 
 class RecordConflictError(RecordError):
@@ -229,14 +243,25 @@ class RecordStore(ABC):
 
 UNAVAILABLE = ("Nothing was half-written: the operation happened completely or not at all. "
                "Retry when the backend is back.")
+REFUSED = ("Nothing was written: the backend rolled the operation back. Retrying will not "
+           "help: check the store's table or keys (a constraint, a column's type or size), "
+           "the account's permissions and whether the database is read-only or full.")
 
 
-def unavailable(store: RecordStore, what: str, exc: BaseException) -> RecordsUnavailableError:
-    """The error for a backend failure during ``what``: the store, the operation and the
-    cause without stored content (:func:`~ctxlab.core.error_text.cause_text`: a driver's
-    text may quote the SQL parameters, the record's JSON). The backend's exception is kept
-    as ``backend_error``; raise this ``from None`` so it stays out of the traceback too."""
-    error = RecordsUnavailableError(f"{store.describe()} could not {what}: {cause_text(exc)}. "
-                                    f"{UNAVAILABLE}")
+def backend_failure(store: RecordStore, what: str, exc: BaseException) -> RecordError:
+    """The error for a backend failure during ``what``: :class:`RecordsUnavailableError`
+    when the connection or the transaction was lost (retry), :class:`RecordsRefusedError`
+    when the backend refused the operation (retrying will not help), as
+    :func:`ctxlab.core.backend_errors.classify_backend_error` (the session stores' rules)
+    says. The message names the store, the operation and the cause without stored content
+    (:func:`~ctxlab.core.error_text.cause_text`: a driver's text may quote the SQL
+    parameters, the record's JSON). The backend's exception is kept as ``backend_error``;
+    raise this ``from None`` so it stays out of the traceback too."""
+    refused = classify_backend_error(exc) == "refused"
+    kind = RecordsRefusedError if refused else RecordsUnavailableError
+    verb = "refused to" if refused else "could not"
+    error = kind(f"{store.describe()} {verb} {what}: {cause_text(exc)}. "
+                 f"{REFUSED if refused else UNAVAILABLE}")
     error.backend_error = exc
     return error
+

@@ -28,10 +28,10 @@ from .base import (
     RecordStore,
     RecordsUnavailableError,
     Versioned,
+    backend_failure,
     conflict,
     decode,
     namespace_hash,
-    unavailable,
 )
 
 DEFAULT_PREFIX = "ctxlab:records"
@@ -149,7 +149,7 @@ class RedisRecords(RecordStore):
             return await (await self._redis()).eval(script, len(keys), *keys, *args)
         except Exception as exc:
             if type(exc).__module__.startswith("redis"):
-                raise unavailable(self, what, exc) from None
+                raise backend_failure(self, what, exc) from None
             raise
 
     async def _get(self, namespace: str, key: str) -> Versioned:
@@ -177,7 +177,7 @@ class RedisRecords(RecordStore):
         try:
             fields = await (await self._redis()).hkeys(rec)
         except Exception as exc:
-            raise unavailable(self, f"list the records of user {namespace!r}", exc) from None
+            raise backend_failure(self, f"list the records of user {namespace!r}", exc) from None
         names = [f.decode() if isinstance(f, bytes) else f for f in fields]
         return [n[2:] for n in names if n.startswith("d:")]
 
@@ -190,7 +190,7 @@ class RedisRecords(RecordStore):
                 if name:
                     found.append(name.decode() if isinstance(name, bytes) else name)
         except Exception as exc:
-            raise unavailable(self, "list users", exc) from None
+            raise backend_failure(self, "list users", exc) from None
         return found
 
     async def aclose(self) -> None:

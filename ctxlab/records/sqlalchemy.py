@@ -14,13 +14,13 @@ from typing import Any, ClassVar
 
 from .base import (
     RecordConflictError,
+    RecordsRefusedError,
     RecordStore,
-    RecordsUnavailableError,
     Versioned,
+    backend_failure,
     check_expected,
     decode,
     namespace_hash,
-    unavailable,
 )
 
 
@@ -88,7 +88,7 @@ class SQLAlchemyRecords(RecordStore):
         except (RecordConflictError, ValueError):
             raise
         except (SQLAlchemyError, OSError) as exc:
-            raise unavailable(self, what, exc) from None
+            raise backend_failure(self, what, exc) from None
 
     async def _get(self, namespace: str, key: str) -> Versioned:
         from sqlalchemy import select
@@ -146,7 +146,7 @@ class SQLAlchemyRecords(RecordStore):
         for _ in range(5):  # two first writers of one user can both try to create its row
             try:
                 return await self._call(f"write record {key!r} of user {namespace!r}", write)
-            except RecordsUnavailableError as exc:
+            except RecordsRefusedError as exc:  # a lost race, or a real refusal (raised again)
                 if not isinstance(exc.backend_error, IntegrityError):
                     raise
         return await self._call(f"write record {key!r} of user {namespace!r}", write)
@@ -170,7 +170,7 @@ class SQLAlchemyRecords(RecordStore):
 
         try:
             return await self._call(f"delete the records of user {namespace!r}", remove)
-        except RecordsUnavailableError as exc:
+        except RecordsRefusedError as exc:
             if not isinstance(exc.backend_error, IntegrityError):
                 raise
             return await self._call(f"delete the records of user {namespace!r}", remove)

@@ -20,14 +20,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import ClassVar, TypeVar
 
+from ..core.backend_errors import classify_backend_error
 from .base import (
     RecordConflictError,
     RecordStore,
     Versioned,
+    backend_failure,
     check_expected,
     decode,
     namespace_hash,
-    unavailable,
 )
 
 T = TypeVar("T")
@@ -78,8 +79,8 @@ class SQLiteRecords(RecordStore):
                     conn.execute("PRAGMA journal_mode=WAL")
                     conn.executescript(_SCHEMA)
                     break
-                except sqlite3.OperationalError:
-                    if time.monotonic() > deadline:
+                except sqlite3.OperationalError as exc:  # a refusal (read-only) is final
+                    if time.monotonic() > deadline or classify_backend_error(exc) == "refused":
                         raise
                     time.sleep(0.05)
             self._ready = True
@@ -98,7 +99,7 @@ class SQLiteRecords(RecordStore):
         except (RecordConflictError, ValueError):
             raise
         except sqlite3.Error as exc:
-            raise unavailable(self, what, exc) from None
+            raise backend_failure(self, what, exc) from None
 
     # -- operations ---------------------------------------------------------------------
     async def _get(self, namespace: str, key: str) -> Versioned:

@@ -50,6 +50,7 @@ import weakref
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from ..core.backend_errors import classify_backend_error
 from .base import (
     UNAVAILABLE_HINT,
     Checkpoint,
@@ -98,16 +99,13 @@ def _text(value: Any) -> str | None:
 
 
 def translate_redis_error(exc: BaseException) -> StoreError | None:
-    try:
-        from redis import exceptions
-    except ImportError:  # pragma: no cover - redis is installed whenever this runs
-        return None
-    unreachable = (exceptions.ConnectionError, exceptions.TimeoutError, OSError,
-                   exceptions.ClusterError, exceptions.RedisClusterException,
-                   exceptions.TryAgainError, exceptions.AskError)
-    if isinstance(exc, unreachable):  # a server or a cluster slot is down, or moving
+    """A server or a cluster slot down or moving (or a replica answering READONLY during a
+    failover): unavailable; any other Redis error: refused
+    (:mod:`ctxlab.core.backend_errors`)."""
+    kind = classify_backend_error(exc)
+    if kind == "unavailable":
         return StoreUnavailableError(UNAVAILABLE_HINT)
-    if isinstance(exc, exceptions.RedisError):
+    if kind == "refused" and type(exc).__module__.startswith("redis"):
         return StoreError("Redis rejected the operation; nothing was changed by this call.")
     return None
 

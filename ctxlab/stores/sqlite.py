@@ -29,6 +29,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+from ..core.backend_errors import classify_backend_error
 from ..core.error_text import cause_text
 from .base import (
     UNAVAILABLE_HINT,
@@ -146,14 +147,16 @@ def transaction(conn: sqlite3.Connection, *, write: bool = True) -> Iterator[Non
 
 
 def translate_sqlite_error(exc: BaseException) -> StoreError | None:
-    if isinstance(exc, sqlite3.OperationalError):
+    """Busy, locked, an I/O error: unavailable; a constraint, a trigger, a read-only or full
+    file: refused; a damaged file: refused, saying so (:mod:`ctxlab.core.backend_errors`)."""
+    if not isinstance(exc, sqlite3.Error):
+        return None
+    if classify_backend_error(exc) == "unavailable":
         return StoreUnavailableError(UNAVAILABLE_HINT)
-    if isinstance(exc, sqlite3.IntegrityError):  # a constraint or a trigger refused it
-        return StoreError("The database refused the operation; nothing was changed by this "
-                          "call.")
-    if isinstance(exc, sqlite3.DatabaseError):
+    if getattr(exc, "sqlite_errorname", None) in ("SQLITE_CORRUPT", "SQLITE_NOTADB"):
         return StoreError("The database file may be damaged; nothing was changed by this call.")
-    return None
+    return StoreError("The database refused the operation; nothing was changed by this "
+                      "call; retrying will not help.")
 
 
 # ------------------------------------------------------------------------------- state

@@ -34,7 +34,7 @@ import ctxlab.records.sqlalchemy as sqlalchemy_records
 from ctxlab import LongTermMemory, MemoryHub, Reflector, StateMemory, SupportState
 from ctxlab.memory import LLMStateExtractor
 from ctxlab.preload import Planned, Preloader, PreloadRule
-from ctxlab.records import RecordError, RecordStore, RecordsUnavailableError
+from ctxlab.records import RecordError, RecordsRefusedError, RecordStore, RecordsUnavailableError
 from ctxlab.records.base import UNAVAILABLE
 
 from conftest import arun, assistant, user
@@ -127,10 +127,11 @@ def test_a_refused_record_write_names_the_cause_and_leaks_nothing(kind, tmp_path
     assert not leaks(text), f"{kind}: the error carries {leaks(text)}: {error}"
     assert not leaks(record_texts(caplog.records)), f"{kind}: a log record carries stored data"
     message = str(error)
-    store = message.split(" could not ", 1)[0]
+    store = message.split(" refused to ", 1)[0]
     assert any(word in store for word in ("sqlite", "sqlalchemy", "redis")), (
         f"{kind}: the error does not name the store first: {message}")
-    assert "could not write record 'profile' of user 'anna': " in message, message
+    assert "refused to write record 'profile' of user 'anna': " in message, message
+    assert isinstance(error, RecordsRefusedError), f"{kind}: a refusal called {type(error)}"
     assert "Error" in message.split("anna': ", 1)[1], f"{kind}: no cause named: {message}"
     assert error.backend_error is not None, f"{kind}: the backend exception was not kept"
     assert error.__cause__ is None and error.__suppress_context__, (
@@ -154,7 +155,7 @@ def test_the_hub_and_long_term_memory_on_a_refusing_store_leak_nothing(tmp_path,
         store = await failing_records(tmp_path)
         memory = LongTermMemory(store)
         try:
-            with pytest.raises(RecordsUnavailableError) as caught:
+            with pytest.raises(RecordsRefusedError) as caught:
                 await MemoryHub(store).write("anna", state, expected_version=0, agent="desk")
             task = await memory.end_session("anna", said(), session_id="s1")
             assert await task is None  # logged and kept: a background write never raises
@@ -169,7 +170,7 @@ def test_the_hub_and_long_term_memory_on_a_refusing_store_leak_nothing(tmp_path,
     assert not leaks(logged), f"a log record carries {leaks(logged)}"
     failed = [r.getMessage() for r in caplog.records if "long-term write" in r.getMessage()]
     assert failed and "'s1'" not in failed[0] and "s1" in failed[0], failed
-    assert "RecordsUnavailableError" in failed[0], f"the cause is not named: {failed}"
+    assert "RecordsRefusedError" in failed[0], f"the cause is not named: {failed}"
     assert memory.errors and memory.errors[0][2].backend_error is not None
 
 
@@ -256,7 +257,7 @@ def leaky_unavailable(store: RecordStore, what: str, exc: BaseException
 
 def test_the_check_catches_a_store_that_puts_the_driver_text_in_its_error(tmp_path,
                                                                           monkeypatch):
-    monkeypatch.setattr(sqlalchemy_records, "unavailable", leaky_unavailable)
+    monkeypatch.setattr(sqlalchemy_records, "backend_failure", leaky_unavailable)
     error = refused_put("sqlalchemy", tmp_path, None)
     assert CARD in str(error) and EMAIL in str(error), (
         "the broken store should have leaked the SQL parameters")
