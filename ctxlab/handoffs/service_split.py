@@ -12,9 +12,11 @@ text only:
    work; can you check the weather there?": the weather). Asking for one more of a service
    whose issue is under way ("再推荐一个景点") opens a second issue of it;
 2. a short yes to the agent's offer ("Yes, please." after "Shall I book a taxi?") takes
-   the service the offer named;
+   the service the offer's question named (not one its statements named: "Okay." after
+   "There are 0 transfers." is not about a bank);
 3. a turn that names a value first said in another open issue's turns (a restaurant's
-   name) resumes that issue when no cue decides;
+   name) resumes that issue when no cue decides (an issue closed by a goodbye stays
+   closed: the same city on another day is another booking);
 4. any other turn stays with the current issue: "What's their phone number?" names a
    slot, not a service;
 5. a goodbye that asks nothing ("That's all I need", "就这些"), or a thank-you that also
@@ -24,10 +26,11 @@ text only:
    before "an apartment" is said); slot words alone may place them ("four seats next
    friday toronto": a flight).
 
-A turn that opens an issue with a back-reference ("a hotel there", "附近的酒店"), or a
-second service while another is open, records what it points to (:attr:`Issue.context`:
-the place the customer named last, or in Chinese their previous sentence) for the issue's
-handover note.
+A turn that opens an issue with a back-reference ("a hotel there", "附近的酒店") records
+what it points to (:attr:`Issue.context`: the place the customer named last since the last
+goodbye, or in Chinese their previous sentence) for the issue's handover note. A second
+service opened without one ("Check my savings balance" after a flight search) records
+nothing: the flight's city is not the bank's.
 """
 
 from __future__ import annotations
@@ -106,6 +109,7 @@ class _State:
     pending: list[int] = field(default_factory=list)  # turns waiting for their issue
     context: dict[int, tuple[str, ...]] = field(default_factory=dict)  # issue -> back-refs
     said: list[str] = field(default_factory=list)  # the customer's turns so far
+    since: int = 0  # where in ``said`` the conversation since the last goodbye starts
 
 
 def split_services(items: Sequence[Item], schema: Any, *,
@@ -138,6 +142,7 @@ def split_services(items: Sequence[Item], schema: Any, *,
         if _closing(text, schema):
             state.open.clear()
             state.closed = True
+            state.since = len(state.said)
     issues = tuple(Issue(n + 1, service, tuple(sorted(set(turns))),
                          state.context.get(n + 1, ()))
                    for n, (service, turns) in enumerate(state.issues))
@@ -149,14 +154,15 @@ def _record(state: _State, items: Sequence[Item], turn: Any, text: str, *,
     """Turn ``turn`` joins the current issue; the names it holds are remembered."""
     state.issues[state.current - 1][1].append(turn.number)
     back = BACKREF.search(text) is not None
-    if opened and turn.number > 1 and (back or len(state.open) > 1):
-        # a second service of the same day ("an apartment there", "also a hotel") is
-        # usually where the first one is: the place the customer named last
-        places = [p for said in state.said[-4:] for p in places_in(said)]
+    if opened and turn.number > 1 and back:
+        # "an apartment there": the place the customer named last
+        # (not before the last goodbye: "there" on another day is not that day's place)
+        said = state.said[state.since:]
+        places = [p for line in said[-4:] for p in places_in(line)]
         if places:
             state.context[state.current] = (places[-1],)
-        elif back and state.said:  # "附近有什么酒店": what the customer said just before
-            state.context[state.current] = (state.said[-1],)
+        elif back and said:  # "附近有什么酒店": what the customer said just before
+            state.context[state.current] = (said[-1],)
     for index in turn.indices:
         for value in names_in(item_text(items[index])):
             state.owners.setdefault(value, state.current)
@@ -189,7 +195,7 @@ def _cues(state: _State, schema: ServiceSchema, text: str, offer: str
     service (None after a goodbye)."""
     cues = dict(schema.cues_in(text))
     if not cues and AFFIRM.match(text) and len(text) < 60 and not CLOSING.search(text):
-        cues = dict(schema.cues_in(offer))
+        cues = dict(schema.cues_in(_questions(offer)))
     current = _service(state) if not state.closed else None
     slots = schema.slot_scores(text)
     if current is not None and cues and slots.get(current):  # "three bed rooms" (Homes)
@@ -200,14 +206,20 @@ def _cues(state: _State, schema: ServiceSchema, text: str, offer: str
     return cues, current
 
 
+def _questions(reply: str) -> str:
+    """The sentences of an agent reply that ask something: what a short yes answers
+    ("Shall I book a taxi?"), not what it reported ("There are 0 transfers.")."""
+    return " ".join(s for s in sentences(reply) if re.search(r"[?？]\s*$", s))
+
+
 def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
             threshold: float) -> None:
     cues, current = _cues(state, schema, text, offer)
     chosen = _choose(cues, current, threshold)
     if chosen is None:
         owner = next((state.owners[v] for v in names_in(text) if v in state.owners), None)
-        if owner is not None and not state.closed and state.issues[owner - 1][0] in state.open:
-            state.current = owner
+        if owner is not None and not state.closed and owner in state.open.values():
+            state.current = owner  # an issue still open (not the same service on another day)
         return
     another = ANOTHER.search(text) is not None or any(
         chosen in schema.scores(m.group(0)) or (m.group(0).startswith("哪家") and
