@@ -134,7 +134,8 @@ def split_services(items: Sequence[Item], schema: Any, *,
         if waiting and (len(state.issues), state.current) == before:
             state.pending.append(turn.number)
         if state.current != CUSTOMER:
-            _record(state, items, turn, text, opened=len(state.issues) > before[0])
+            _record(state, items, turn, text, opened=len(state.issues) > before[0],
+                    placed=schema.asks_place(state.issues[state.current - 1][0]))
         state.said.append(text)
         replies = [item_text(items[i]) for i in turn.indices[1:]
                    if items[i].get("role") == "assistant"]
@@ -150,17 +151,21 @@ def split_services(items: Sequence[Item], schema: Any, *,
 
 
 def _record(state: _State, items: Sequence[Item], turn: Any, text: str, *,
-            opened: bool) -> None:
+            opened: bool, placed: bool = False) -> None:
     """Turn ``turn`` joins the current issue; the names it holds are remembered."""
     state.issues[state.current - 1][1].append(turn.number)
     back = BACKREF.search(text) is not None
-    if opened and turn.number > 1 and back:
-        # "an apartment there": the place the customer named last
+    implied = placed and len(state.open) > 1 and not places_in(text)
+    if opened and turn.number > 1 and (back or implied):
+        # "an apartment there", or the weather (a service asked for a city) on a date
+        # while a hotel search is open: the place the customer named last
         # (not before the last goodbye: "there" on another day is not that day's place)
         said = state.said[state.since:]
         places = [p for line in said[-4:] for p in places_in(line)]
-        if places:
-            state.context[state.current] = (places[-1],)
+        reply = " ".join(item_text(items[i]) for i in turn.indices[1:])
+        if places:  # unless the agent's reply names one ("pick it up in Long Beach?")
+            if not any(p in reply for p in places):
+                state.context[state.current] = (places[-1],)
         elif back and said:  # "附近有什么酒店": what the customer said just before
             state.context[state.current] = (said[-1],)
     for index in turn.indices:

@@ -45,6 +45,10 @@ city visit oneway rent home travel genre director actor
 """.split())  # noqa: SIM905
 
 
+#: Words of a slot name that make it a place ("city", "pickup location", "destination").
+PLACE_WORDS = frozenset({"city", "location", "area", "destination", "place"})
+
+
 def stem(word: str) -> str:
     """A crude English stem: lower case, plural endings off ("restaurants" -> "restaurant",
     "buses" -> "bus", "movies" -> "movie")."""
@@ -144,6 +148,12 @@ class ServiceSchema:
             for name in owners[word]:
                 scores[name] = scores.get(name, 0.0) + 1.0 / len(owners[word])
         return scores
+
+    def asks_place(self, service: str) -> bool:
+        """Whether ``service`` has a slot for a place (a city, a location, an area, a
+        destination), by the slot names' words."""
+        return any(set(re.findall(r"[a-z]+", slot.lower())) & PLACE_WORDS
+                   for slot in self.service(service).slots)
 
     def slots_in(self, text: str, service: str) -> list[str]:
         """The slot phrases of ``service`` that ``text`` names."""
