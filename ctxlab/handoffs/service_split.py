@@ -198,10 +198,10 @@ def _cues(state: _State, schema: ServiceSchema, text: str, offer: str
           ) -> tuple[dict[str, tuple[float, int]], str | None]:
     """The turn's cue weights per service (see the module docstring) and the current
     service (None after a goodbye)."""
-    cues = dict(schema.cues_in(text))
+    current = _service(state) if not state.closed else None
+    cues = dict(schema.cues_in(text, among=list(state.open), current=current))
     if not cues and AFFIRM.match(text) and len(text) < 60 and not CLOSING.search(text):
         cues = dict(schema.cues_in(_questions(offer)))
-    current = _service(state) if not state.closed else None
     slots = schema.slot_scores(text)
     if current is not None and cues and slots.get(current):  # "three bed rooms" (Homes)
         score, _at = cues.get(current, (0.0, -1))
