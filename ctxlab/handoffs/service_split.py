@@ -125,7 +125,9 @@ def split_services(items: Sequence[Item], schema: Any, *,
         text = item_text(first) if is_user_message(first) else ""
         waiting = state.current == CUSTOMER or state.closed
         before = len(state.issues), state.current
-        _assign(state, schema, text, previous_reply, threshold)
+        replies = [item_text(items[i]) for i in turn.indices[1:]
+                   if items[i].get("role") == "assistant"]
+        _assign(state, schema, text, (previous_reply, " ".join(replies)), threshold)
         if (len(state.issues), state.current) != before and state.pending:
             for number in state.pending:  # "I need a place in Concord." before the cue
                 _move(state, assignment, number, state.current)
@@ -137,8 +139,6 @@ def split_services(items: Sequence[Item], schema: Any, *,
             _record(state, items, turn, text, opened=len(state.issues) > before[0],
                     placed=schema.asks_place(state.issues[state.current - 1][0]))
         state.said.append(text)
-        replies = [item_text(items[i]) for i in turn.indices[1:]
-                   if items[i].get("role") == "assistant"]
         previous_reply = replies[-1] if replies else ""
         if _closing(text, schema):
             state.open.clear()
@@ -217,10 +217,13 @@ def _questions(reply: str) -> str:
     return " ".join(s for s in sentences(reply) if re.search(r"[?？]\s*$", s))
 
 
-def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
+def _assign(state: _State, schema: ServiceSchema, text: str, replies: tuple[str, str],
             threshold: float) -> None:
+    """Turn ``text`` joins an issue; ``replies``: the agent's reply before it (an offer a
+    yes may take) and its reply to it (which settles a tie)."""
+    offer, answer = replies
     cues, current = _cues(state, schema, text, offer)
-    chosen = _choose(cues, current, threshold)
+    chosen = _choose(cues, threshold, answer, schema)
     if chosen is None:
         owner = next((state.owners[v] for v in names_in(text) if v in state.owners), None)
         if owner is not None and not state.closed and owner in state.open.values():
@@ -240,14 +243,21 @@ def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
     state.closed = False
 
 
-def _choose(cues: Mapping[str, tuple[float, int]], current: str | None,
-            threshold: float) -> str | None:
-    """The service a turn is about (None: no cue decides): the most cue weight, a tie to
-    the one named last."""
+def _choose(cues: Mapping[str, tuple[float, int]], threshold: float, answer: str,
+            schema: ServiceSchema) -> str | None:
+    """The service a turn is about (None: no cue decides): the most cue weight; a tie
+    to the one the agent's answer names most ("I need to book a bus ride." -> "How many
+    tickets?"), else to the one named last."""
     strong = {s: v for s, v in cues.items() if v[0] >= threshold}
     if not strong:
         return None
-    return max(strong, key=lambda s: (strong[s][0], strong[s][1]))
+    top = max(v[0] for v in strong.values())
+    tied = [s for s, v in strong.items() if abs(v[0] - top) < 1e-9]
+    said: Mapping[str, float] = {}
+    if len(tied) > 1 and answer:
+        said = {s: schema.scores(answer).get(s, 0.0) + schema.slot_scores(answer).get(s, 0.0)
+                for s in tied}
+    return max(tied, key=lambda s: (said.get(s, 0.0), strong[s][1]))
 
 
 #: Where a reply's sentences end (English and Chinese).
