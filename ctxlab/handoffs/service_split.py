@@ -94,6 +94,17 @@ def places_in(text: str) -> list[str]:
     return [w for w in words if w.split()[0] not in _STARTERS and w.split()[0] not in _DATES]
 
 
+#: A name of two or more capitalised words inside a sentence ("in Menlo Park").
+_INNER_NAME = re.compile(r"(?<=[a-z,]\s)(?:[A-Z][A-Za-z'&-]*\s+)+[A-Z][A-Za-z'&-]*")
+
+
+def unnamed(text: str) -> str:
+    """``text`` without the names inside its sentences: a service's word in a place's or
+    a venue's name ("a psychiatrist in Menlo Park", "Tonayan in Rohnert Park") does not
+    ask for that service."""
+    return _INNER_NAME.sub(lambda m: " " * len(m.group(0)), text)
+
+
 def names_in(text: str) -> list[str]:
     """Names and values a turn may share with an earlier issue's turns."""
     return [v.strip() for v in _NAME.findall(text) if v.split()[0] not in _STARTERS]
@@ -199,7 +210,7 @@ def _cues(state: _State, schema: ServiceSchema, text: str, offer: str
     """The turn's cue weights per service (see the module docstring) and the current
     service (None after a goodbye)."""
     current = _service(state) if not state.closed else None
-    cues = dict(schema.cues_in(text, among=list(state.open), current=current))
+    cues = dict(schema.cues_in(unnamed(text), among=list(state.open), current=current))
     if not cues and AFFIRM.match(text) and len(text) < 60 and not CLOSING.search(text):
         cues = dict(schema.cues_in(_questions(offer)))
     slots = schema.slot_scores(text)
