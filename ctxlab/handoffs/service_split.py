@@ -49,7 +49,8 @@ Item = Mapping[str, Any]
 
 #: Goodbyes: the conversation (a day's session) ends here.
 CLOSING = re.compile(
-    r"\b(?:that'?s\s+(?:all|it|everything)|that\s+is\s+(?:all|it|what\s+i)|that\s+will\s+be|"
+    r"\b(?:that'?s\s+(?:all(?!\s+(?:correct|right|good|fine|true))|it|everything)|"
+    r"that\s+is\s+(?:all(?!\s+(?:correct|right|good|fine|true))|it|what\s+i)|that\s+will\s+be|"
     r"that\s+would\s+be\s+all|that'?ll\s+be\s+all|nothing(?:\s+else)?|nope|"
     r"not\s+(?:at\s+this\s+time|for\s+now|right\s+now|for\s+anything)|no\s+more|"
     r"(?:don'?t|do\s+not)\s+(?:need|have)\s+any|i'?m\s+(?:done|good)|all\s+set|"
@@ -58,7 +59,8 @@ CLOSING = re.compile(
     re.IGNORECASE)
 #: Goodbyes that end the conversation even when they name a service ("No, I don't want to
 #: reserve a room now. That's all I need.").
-GOODBYE = re.compile(r"\b(?:that'?s\s+all|that\s+is\s+all|that\s+will\s+be\s+all|"
+GOODBYE = re.compile(r"\b(?:that'?s\s+all(?!\s+(?:correct|right|good|fine|true))|"
+                     r"that\s+is\s+all(?!\s+(?:correct|right|good|fine|true))|that\s+will\s+be\s+all|"
                      r"that'?ll\s+be\s+all|i'?m\s+(?:done|good\s+to\s+go)|all\s+set|"
                      r"(?:good)?bye)\b|就这些|再见|拜拜|没有问题了|没问题了", re.IGNORECASE)
 #: A short yes to what the agent just offered.
@@ -233,7 +235,7 @@ def _assign(state: _State, schema: ServiceSchema, text: str, replies: tuple[str,
     """Turn ``text`` joins an issue; ``replies``: the agent's reply before it (an offer a
     yes may take) and its reply to it (which settles a tie)."""
     offer, answer = replies
-    cues, current = _cues(state, schema, text, offer)
+    cues, _current = _cues(state, schema, text, offer)
     chosen = _choose(cues, threshold, answer, schema)
     if chosen is None:
         owner = next((state.owners[v] for v in names_in(text) if v in state.owners), None)
