@@ -91,8 +91,11 @@ Thursday Friday Saturday Sunday Today Tomorrow Tonight""".split())  # noqa: SIM9
 
 def places_in(text: str) -> list[str]:
     """Names a back-reference may point to: capitalised words and names that do not
-    start a sentence."""
-    words = re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][A-Za-z]+(?:,?\s+[A-Z][A-Za-z]+)*", text)
+    start a sentence, and not where the customer leaves from ("leaving from San
+    Francisco": "a hotel there" is not there)."""
+    words = re.findall(r"(?<![.!?]\s)(?<!^)(?<!\bfrom\s)(?<!\bleaving\s)(?<!\bdeparting\s)"
+                       r"(?<!\bleave\s)(?<!\bout\sof\s)\b[A-Z][A-Za-z]+"
+                       r"(?:,?\s+[A-Z][A-Za-z]+)*", text)
     return [w for w in words if w.split()[0] not in _STARTERS and w.split()[0] not in _DATES]
 
 
