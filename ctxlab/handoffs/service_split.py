@@ -91,12 +91,23 @@ Thursday Friday Saturday Sunday Today Tomorrow Tonight""".split())  # noqa: SIM9
 
 def places_in(text: str) -> list[str]:
     """Names a back-reference may point to: capitalised words and names that do not
-    start a sentence, and not where the customer leaves from ("leaving from San
-    Francisco": "a hotel there" is not there)."""
-    words = re.findall(r"(?<![.!?]\s)(?<!^)(?<!\bfrom\s)(?<!\bleaving\s)(?<!\bdeparting\s)"
-                       r"(?<!\bleave\s)(?<!\bout\sof\s)\b[A-Z][A-Za-z]+"
-                       r"(?:,?\s+[A-Z][A-Za-z]+)*", text)
+    start a sentence."""
+    words = re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][A-Za-z]+(?:,?\s+[A-Z][A-Za-z]+)*", text)
     return [w for w in words if w.split()[0] not in _STARTERS and w.split()[0] not in _DATES]
+
+
+#: Where a customer leaves from ("leaving from San Francisco", "departing Fresno").
+_ORIGIN = re.compile(r"\b(?:from|leaving|departing|leave|out\s+of)\s+$", re.IGNORECASE)
+
+
+def bound_for(lines: Sequence[str]) -> list[str]:
+    """The places of ``lines`` (:func:`places_in`) without where the customer leaves
+    from when they also name where they go: "a hotel there" after "to San Diego" and
+    "leaving from San Francisco" is in San Diego; after "the car from Concord", in
+    Concord."""
+    places = [(p, bool(_ORIGIN.search(line[: line.find(p)])))
+              for line in lines for p in places_in(line)]
+    return [p for p, origin in places if not origin] or [p for p, _o in places]
 
 
 #: A name of two or more capitalised words inside a sentence ("in Menlo Park").
@@ -177,7 +188,7 @@ def _record(state: _State, items: Sequence[Item], turn: Any, text: str, *,
         # while a hotel search is open: the place the customer named last
         # (not before the last goodbye: "there" on another day is not that day's place)
         said = state.said[state.since:]
-        places = [p for line in said[-4:] for p in places_in(line)]
+        places = bound_for(said[-4:])
         reply = " ".join(item_text(items[i]) for i in turn.indices[1:])
         if places:  # unless the agent's reply names one ("pick it up in Long Beach?")
             if not any(p in reply for p in places):
