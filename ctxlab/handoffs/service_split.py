@@ -249,8 +249,11 @@ def _assign(state: _State, schema: ServiceSchema, text: str, replies: tuple[str,
     """Turn ``text`` joins an issue; ``replies``: the agent's reply before it (an offer a
     yes may take) and its reply to it (which settles a tie)."""
     offer, answer = replies
-    cues, _current = _cues(state, schema, text, offer)
+    cues, current = _cues(state, schema, text, offer)
     chosen = _choose(cues, threshold, answer, schema)
+    if chosen is not None and current is not None and chosen != current \
+            and _english(text) and _answered_as(answer, schema, current, chosen):
+        chosen = current  # "I wouldn't be checking in until the 10th" -> "1 room, March 10th?"
     if chosen is None:
         owner = next((state.owners[v] for v in names_in(text) if v in state.owners), None)
         if owner is not None and not state.closed and owner in state.open.values():
@@ -268,6 +271,19 @@ def _assign(state: _State, schema: ServiceSchema, text: str, replies: tuple[str,
         state.issues.append((chosen, []))
         state.current = state.open[chosen] = len(state.issues)
     state.closed = False
+
+
+def _english(text: str) -> bool:
+    """No Chinese in ``text`` (the English-only rules; CrossWOZ keeps its own)."""
+    return re.search(r"[\u4e00-\u9fff]", text) is None
+
+
+def _answered_as(answer: str, schema: ServiceSchema, current: str, chosen: str) -> bool:
+    """Whether the agent's answer to a turn goes on with the ``current`` service and
+    says nothing of the ``chosen`` one (a customer's word that looked like another
+    service's: "checking in" is not a bank's checking account)."""
+    said = schema.cues_in(answer, current=current)
+    return said.get(current, (0.0, 0))[0] >= 1.0 and chosen not in said
 
 
 def _choose(cues: Mapping[str, tuple[float, int]], threshold: float, answer: str,

@@ -334,3 +334,18 @@ def test_another_day_is_neither_resumed_nor_the_place_there_points_to():
                          user("Ok. Check my savings balance."), assistant("$14,774.")],
                         schema=SGD)
     assert [(i.subject, i.context) for i in bank.issues] == [("Flights", ()), ("Banks", ())]
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_the_agents_answer_keeps_a_look_alike_word_with_the_service(broken, monkeypatch):
+    from ctxlab.handoffs import service_split
+
+    if broken:
+        monkeypatch.setattr(service_split, "_answered_as", lambda *args: False)
+    items = [user("I want one room at a 2 star hotel in San Francisco."),
+             assistant("Beck's Motor Lodge. Are you checking in on March 8th?"),
+             user("No, I wouldn't be checking in until the 10th of March."),
+             assistant("To confirm: 1 room at the hotel from March 10th?")]
+    split = split_issues(items, schema=SGD)
+    # "checking in" is a bank's word ("checking account"); the answer is about the room
+    assert ([i.subject for i in split.issues] == ["Hotels"]) is not broken
