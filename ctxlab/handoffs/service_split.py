@@ -3,14 +3,20 @@
 :func:`split_services` is :func:`~ctxlab.handoffs.issues.split_issues` with a schema
 (:class:`~ctxlab.handoffs.services.ServiceSchema`): the issues are the services a customer
 asks for (a table, then a taxi to it; 酒店, then 出租), not devices. Per user turn, by its
-text only:
+text and the agent's replies around it:
 
 1. a turn whose cue words point to a service (:meth:`ServiceSchema.cues_in`, at least
    ``threshold``) opens an issue about it, or resumes the open issue of that service. The
    most cue weight decides; the current service's slot words count for it ("three bed
-   rooms" in an apartment search); a tie goes to the service named last ("the hotel will
-   work; can you check the weather there?": the weather). Asking for one more of a service
-   whose issue is under way ("再推荐一个景点") opens a second issue of it;
+   rooms" in an apartment search, "0 transfers?" on a bus); a cue several services share
+   counts for the ones under way ("the tickets" during an event search); a service word
+   inside a name asks for nothing ("a psychiatrist in Menlo Park"); a tie goes to the
+   service the agent's answer names ("a bus ride" -> "how many tickets?"), then to the one
+   named last ("the hotel will work; can you check the weather there?": the weather). In
+   English, a turn stays with the current service when the agent's answer goes on with it
+   and says nothing of the other ("checking in" -> "1 room from March 10th?"). Asking for
+   one more of a service whose issue is under way ("再推荐一个景点") opens a second issue
+   of it;
 2. a short yes to the agent's offer ("Yes, please." after "Shall I book a taxi?") takes
    the service the offer's question named (not one its statements named: "Okay." after
    "There are 0 transfers." is not about a bank);
@@ -28,9 +34,11 @@ text only:
 
 A turn that opens an issue with a back-reference ("a hotel there", "附近的酒店") records
 what it points to (:attr:`Issue.context`: the place the customer named last since the last
-goodbye, or in Chinese their previous sentence) for the issue's handover note. A second
-service opened without one ("Check my savings balance" after a flight search) records
-nothing: the flight's city is not the bank's.
+goodbye, where they go rather than where they leave from, unless the agent's reply names
+it; in Chinese their previous sentence) for the issue's handover note; so does a service
+asked for a place (the weather on a date during a hotel search) opened while another issue
+is open. Another service opened that way ("Check my savings balance" after a flight
+search) records nothing: the flight's city is not the bank's.
 """
 
 from __future__ import annotations
