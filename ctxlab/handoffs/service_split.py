@@ -3,24 +3,32 @@
 :func:`split_services` is :func:`~ctxlab.handoffs.issues.split_issues` with a schema
 (:class:`~ctxlab.handoffs.services.ServiceSchema`): the issues are the services a customer
 asks for (a table, then a taxi to it; 酒店, then 出租), not devices. Per user turn, by its
-text only:
+text and the agent's replies around it:
 
 1. a turn whose cue words point to a service (:meth:`ServiceSchema.cues_in`, at least
    ``threshold``) opens an issue about it, or resumes the open issue of that service. The
    most cue weight decides; the current service's slot words count for it ("three bed
-   rooms" in an apartment search); a tie goes to the service named last ("the hotel will
-   work; can you check the weather there?": the weather). Asking for one more of a service
-   whose issue is under way ("再推荐一个景点") opens a second issue of it. In Chinese, a
-   question about what is around the current venue ("附近有什么好吃的餐馆吗") asks about
-   it, not for a restaurant (:meth:`ServiceSchema.masked`), unless it sets a constraint
-   ("周边有没有免费的景点", or "这几个里边有没有4.5分以上的" about the venues just listed
-   around it): then it looks for one more of that service. A venue offered in one
-   service's issue whose name holds another service's word ("北京前门建国饭店" offered as
-   a hotel) counts for the service it was offered in when named again;
+   rooms" in an apartment search, "0 transfers?" on a bus); a cue several services share
+   counts for the ones under way ("the tickets" during an event search); a service word
+   inside a name asks for nothing ("a psychiatrist in Menlo Park"); a tie goes to the
+   service the agent's answer names ("a bus ride" -> "how many tickets?"), then to the one
+   named last ("the hotel will work; can you check the weather there?": the weather). In
+   English, a turn stays with the current service when the agent's answer goes on with it
+   and says nothing of the other ("checking in" -> "1 room from March 10th?"). Asking for
+   one more of a service whose issue is under way ("再推荐一个景点") opens a second issue
+   of it. In Chinese, a question about what is around the current venue
+   ("附近有什么好吃的餐馆吗") asks about it, not for a restaurant
+   (:meth:`ServiceSchema.masked`), unless it sets a constraint ("周边有没有免费的景点", or
+   "这几个里边有没有4.5分以上的" about the venues just listed around it): then it looks
+   for one more of that service. A venue offered in one service's issue whose name holds
+   another service's word ("北京前门建国饭店" offered as a hotel) counts for the service it
+   was offered in when named again;
 2. a short yes to the agent's offer ("Yes, please." after "Shall I book a taxi?") takes
-   the service the offer named;
+   the service the offer's question named (not one its statements named: "Okay." after
+   "There are 0 transfers." is not about a bank);
 3. a turn that names a value first said in another open issue's turns (a restaurant's
-   name) resumes that issue when no cue decides;
+   name) resumes that issue when no cue decides (an issue closed by a goodbye stays
+   closed: the same city on another day is another booking);
 4. any other turn stays with the current issue: "What's their phone number?" names a
    slot, not a service;
 5. a goodbye that asks nothing ("That's all I need", "就这些"), or a thank-you that also
@@ -30,10 +38,13 @@ text only:
    before "an apartment" is said); slot words alone may place them ("four seats next
    friday toronto": a flight).
 
-A turn that opens an issue with a back-reference ("a hotel there", "附近的酒店"), or a
-second service while another is open, records what it points to (:attr:`Issue.context`:
-the place the customer named last, or in Chinese their previous sentence) for the issue's
-handover note.
+A turn that opens an issue with a back-reference ("a hotel there", "附近的酒店") records
+what it points to (:attr:`Issue.context`: the place the customer named last since the last
+goodbye, where they go rather than where they leave from, unless the agent's reply names
+it; in Chinese their previous sentence) for the issue's handover note; so does a service
+asked for a place (the weather on a date during a hotel search) opened while another issue
+is open. Another service opened that way ("Check my savings balance" after a flight
+search) records nothing: the flight's city is not the bank's.
 """
 
 from __future__ import annotations
@@ -52,7 +63,8 @@ Item = Mapping[str, Any]
 
 #: Goodbyes: the conversation (a day's session) ends here.
 CLOSING = re.compile(
-    r"\b(?:that'?s\s+(?:all|it|everything)|that\s+is\s+(?:all|it|what\s+i)|that\s+will\s+be|"
+    r"\b(?:that'?s\s+(?:all(?!\s+(?:correct|right|good|fine|true))|it|everything)|"
+    r"that\s+is\s+(?:all(?!\s+(?:correct|right|good|fine|true))|it|what\s+i)|that\s+will\s+be|"
     r"that\s+would\s+be\s+all|that'?ll\s+be\s+all|nothing(?:\s+else)?|nope|"
     r"not\s+(?:at\s+this\s+time|for\s+now|right\s+now|for\s+anything)|no\s+more|"
     r"(?:don'?t|do\s+not)\s+(?:need|have)\s+any|i'?m\s+(?:done|good)|all\s+set|"
@@ -61,7 +73,8 @@ CLOSING = re.compile(
     re.IGNORECASE)
 #: Goodbyes that end the conversation even when they name a service ("No, I don't want to
 #: reserve a room now. That's all I need.").
-GOODBYE = re.compile(r"\b(?:that'?s\s+all|that\s+is\s+all|that\s+will\s+be\s+all|"
+GOODBYE = re.compile(r"\b(?:that'?s\s+all(?!\s+(?:correct|right|good|fine|true))|"
+                     r"that\s+is\s+all(?!\s+(?:correct|right|good|fine|true))|that\s+will\s+be\s+all|"
                      r"that'?ll\s+be\s+all|i'?m\s+(?:done|good\s+to\s+go)|all\s+set|"
                      r"(?:good)?bye)\b|就这些|再见|拜拜|没有问题了|没问题了", re.IGNORECASE)
 #: A short yes to what the agent just offered.
@@ -102,6 +115,31 @@ def places_in(text: str) -> list[str]:
     start a sentence."""
     words = re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][A-Za-z]+(?:,?\s+[A-Z][A-Za-z]+)*", text)
     return [w for w in words if w.split()[0] not in _STARTERS and w.split()[0] not in _DATES]
+
+
+#: Where a customer leaves from ("leaving from San Francisco", "departing Fresno").
+_ORIGIN = re.compile(r"\b(?:from|leaving|departing|leave|out\s+of)\s+$", re.IGNORECASE)
+
+
+def bound_for(lines: Sequence[str]) -> list[str]:
+    """The places of ``lines`` (:func:`places_in`) without where the customer leaves
+    from when they also name where they go: "a hotel there" after "to San Diego" and
+    "leaving from San Francisco" is in San Diego; after "the car from Concord", in
+    Concord."""
+    places = [(p, bool(_ORIGIN.search(line[: line.find(p)])))
+              for line in lines for p in places_in(line)]
+    return [p for p, origin in places if not origin] or [p for p, _o in places]
+
+
+#: A name of two or more capitalised words inside a sentence ("in Menlo Park").
+_INNER_NAME = re.compile(r"(?<=[a-z,]\s)(?:[A-Z][A-Za-z'&-]*\s+)+[A-Z][A-Za-z'&-]*")
+
+
+def unnamed(text: str) -> str:
+    """``text`` without the names inside its sentences: a service's word in a place's or
+    a venue's name ("a psychiatrist in Menlo Park", "Tonayan in Rohnert Park") does not
+    ask for that service."""
+    return _INNER_NAME.sub(lambda m: " " * len(m.group(0)), text)
 
 
 def names_in(text: str) -> list[str]:
@@ -147,6 +185,7 @@ class _State:
     said: list[str] = field(default_factory=list)  # the customer's turns so far
     around: str | None = None  # the service the last turn asked for around a venue
     venues: dict[str, str] = field(default_factory=dict)  # misleading name -> its service
+    since: int = 0  # where in ``said`` the conversation since the last goodbye starts
 
 
 def split_services(items: Sequence[Item], schema: Any, *,
@@ -162,7 +201,9 @@ def split_services(items: Sequence[Item], schema: Any, *,
         text = item_text(first) if is_user_message(first) else ""
         waiting = state.current == CUSTOMER or state.closed
         before = len(state.issues), state.current
-        _assign(state, schema, text, previous_reply, threshold)
+        replies = [item_text(items[i]) for i in turn.indices[1:]
+                   if items[i].get("role") == "assistant"]
+        _assign(state, schema, text, (previous_reply, " ".join(replies)), threshold)
         if (len(state.issues), state.current) != before and state.pending:
             for number in state.pending:  # "I need a place in Concord." before the cue
                 _move(state, assignment, number, state.current)
@@ -171,10 +212,9 @@ def split_services(items: Sequence[Item], schema: Any, *,
         if waiting and (len(state.issues), state.current) == before:
             state.pending.append(turn.number)
         if state.current != CUSTOMER:
-            _record(state, items, turn, text, opened=len(state.issues) > before[0])
+            _record(state, items, turn, text, opened=len(state.issues) > before[0],
+                    placed=schema.asks_place(state.issues[state.current - 1][0]))
         state.said.append(text)
-        replies = [item_text(items[i]) for i in turn.indices[1:]
-                   if items[i].get("role") == "assistant"]
         previous_reply = replies[-1] if replies else ""
         state.around = next(iter(schema.around(text)[-1:]), None)
         service = _service(state)
@@ -185,6 +225,7 @@ def split_services(items: Sequence[Item], schema: Any, *,
         if _closing(text, schema):
             state.open.clear()
             state.closed = True
+            state.since = len(state.said)
     issues = tuple(Issue(n + 1, service, tuple(sorted(set(turns))),
                          state.context.get(n + 1, ()))
                    for n, (service, turns) in enumerate(state.issues))
@@ -192,18 +233,23 @@ def split_services(items: Sequence[Item], schema: Any, *,
 
 
 def _record(state: _State, items: Sequence[Item], turn: Any, text: str, *,
-            opened: bool) -> None:
+            opened: bool, placed: bool = False) -> None:
     """Turn ``turn`` joins the current issue; the names it holds are remembered."""
     state.issues[state.current - 1][1].append(turn.number)
     back = BACKREF.search(text) is not None
-    if opened and turn.number > 1 and (back or len(state.open) > 1):
-        # a second service of the same day ("an apartment there", "also a hotel") is
-        # usually where the first one is: the place the customer named last
-        places = [p for said in state.said[-4:] for p in places_in(said)]
-        if places:
-            state.context[state.current] = (places[-1],)
-        elif back and state.said:  # "附近有什么酒店": what the customer said just before
-            state.context[state.current] = (state.said[-1],)
+    implied = placed and len(state.open) > 1 and not places_in(text)
+    if opened and turn.number > 1 and (back or implied):
+        # "an apartment there", or the weather (a service asked for a city) on a date
+        # while a hotel search is open: the place the customer named last
+        # (not before the last goodbye: "there" on another day is not that day's place)
+        said = state.said[state.since:]
+        places = bound_for(said[-4:])
+        reply = " ".join(item_text(items[i]) for i in turn.indices[1:])
+        if places:  # unless the agent's reply names one ("pick it up in Long Beach?")
+            if not any(p in reply for p in places):
+                state.context[state.current] = (places[-1],)
+        elif back and said:  # "附近有什么酒店": what the customer said just before
+            state.context[state.current] = (said[-1],)
     for index in turn.indices:
         for value in names_in(item_text(items[index])):
             state.owners.setdefault(value, state.current)
@@ -234,14 +280,15 @@ def _cues(state: _State, schema: ServiceSchema, text: str, offer: str
           ) -> tuple[dict[str, tuple[float, int]], str | None]:
     """The turn's cue weights per service (see the module docstring) and the current
     service (None after a goodbye)."""
-    cues = dict(schema.cues_in(_without_venues(state, text)))
+    current = _service(state) if not state.closed else None
+    cues = dict(schema.cues_in(unnamed(_without_venues(state, text)), among=list(state.open),
+                               current=current))
     for name, service in state.venues.items():  # "北京饭店的评分": the hotel it was offered as
         if name in text:
             score, last = cues.get(service, (0.0, -1))
             cues[service] = (score + 1.0, max(last, text.rfind(name) + len(name)))
     if not cues and AFFIRM.match(text) and len(text) < 60 and not CLOSING.search(text):
-        cues = dict(schema.cues_in(offer))
-    current = _service(state) if not state.closed else None
+        cues = dict(schema.cues_in(_questions(offer)))
     slots = schema.slot_scores(text)
     if current is not None and cues and slots.get(current):  # "three bed rooms" (Homes)
         score, _at = cues.get(current, (0.0, -1))
@@ -275,14 +322,26 @@ def _searched(schema: ServiceSchema, text: str, listed: str | None = None) -> st
     return listed if listed is not None and AMONG.search(text) else None
 
 
-def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
+def _questions(reply: str) -> str:
+    """The sentences of an agent reply that ask something: what a short yes answers
+    ("Shall I book a taxi?"), not what it reported ("There are 0 transfers.")."""
+    return " ".join(s for s in sentences(reply) if re.search(r"[?？]\s*$", s))
+
+
+def _assign(state: _State, schema: ServiceSchema, text: str, replies: tuple[str, str],
             threshold: float) -> None:
+    """Turn ``text`` joins an issue; ``replies``: the agent's reply before it (an offer a
+    yes may take) and its reply to it (which settles a tie)."""
+    offer, answer = replies
     cues, current = _cues(state, schema, text, offer)
-    chosen = _choose(cues, current, threshold)
+    chosen = _choose(cues, threshold, answer, schema)
+    if chosen is not None and current is not None and chosen != current \
+            and _english(text) and _answered_as(answer, schema, current, chosen):
+        chosen = current  # "I wouldn't be checking in until the 10th" -> "1 room, March 10th?"
     if chosen is None:
         owner = next((state.owners[v] for v in names_in(text) if v in state.owners), None)
-        if owner is not None and not state.closed and state.issues[owner - 1][0] in state.open:
-            state.current = owner
+        if owner is not None and not state.closed and owner in state.open.values():
+            state.current = owner  # an issue still open (not the same service on another day)
         return
     another = ANOTHER.search(text) is not None or chosen == _searched(
         schema, text, state.around) or any(
@@ -299,14 +358,34 @@ def _assign(state: _State, schema: ServiceSchema, text: str, offer: str,
     state.closed = False
 
 
-def _choose(cues: Mapping[str, tuple[float, int]], current: str | None,
-            threshold: float) -> str | None:
-    """The service a turn is about (None: no cue decides): the most cue weight, a tie to
-    the one named last."""
+def _english(text: str) -> bool:
+    """No Chinese in ``text`` (the English-only rules; CrossWOZ keeps its own)."""
+    return re.search(r"[\u4e00-\u9fff]", text) is None
+
+
+def _answered_as(answer: str, schema: ServiceSchema, current: str, chosen: str) -> bool:
+    """Whether the agent's answer to a turn goes on with the ``current`` service and
+    says nothing of the ``chosen`` one (a customer's word that looked like another
+    service's: "checking in" is not a bank's checking account)."""
+    said = schema.cues_in(answer, current=current)
+    return said.get(current, (0.0, 0))[0] >= 1.0 and chosen not in said
+
+
+def _choose(cues: Mapping[str, tuple[float, int]], threshold: float, answer: str,
+            schema: ServiceSchema) -> str | None:
+    """The service a turn is about (None: no cue decides): the most cue weight; a tie
+    to the one the agent's answer names most ("I need to book a bus ride." -> "How many
+    tickets?"), else to the one named last."""
     strong = {s: v for s, v in cues.items() if v[0] >= threshold}
     if not strong:
         return None
-    return max(strong, key=lambda s: (strong[s][0], strong[s][1]))
+    top = max(v[0] for v in strong.values())
+    tied = [s for s, v in strong.items() if abs(v[0] - top) < 1e-9]
+    said: Mapping[str, float] = {}
+    if len(tied) > 1 and answer:
+        said = {s: schema.scores(answer).get(s, 0.0) + schema.slot_scores(answer).get(s, 0.0)
+                for s in tied}
+    return max(tied, key=lambda s: (said.get(s, 0.0), strong[s][1]))
 
 
 #: Where a reply's sentences end (English and Chinese).

@@ -46,6 +46,10 @@ city visit oneway rent home travel genre director actor
 """.split())  # noqa: SIM905
 
 
+#: Words of a slot name that make it a place ("city", "pickup location", "destination").
+PLACE_WORDS = frozenset({"city", "location", "area", "destination", "place"})
+
+
 def stem(word: str) -> str:
     """A crude English stem: lower case, plural endings off ("restaurants" -> "restaurant",
     "buses" -> "bus", "movies" -> "movie")."""
@@ -126,8 +130,13 @@ class ServiceSchema:
         """Per service, the weight of its cues in ``text`` (services with none left out)."""
         return {name: score for name, (score, _at) in self.cues_in(text).items()}
 
-    def cues_in(self, text: str) -> dict[str, tuple[float, int]]:
-        """Per service: the weight of its cues in ``text`` and where its last cue ends."""
+    def cues_in(self, text: str, among: Sequence[str] = (),
+                current: str | None = None) -> dict[str, tuple[float, int]]:
+        """Per service: the weight of its cues in ``text`` and where its last cue ends.
+        ``among``: services under way; a cue they share with others counts for them only
+        ("the tickets" during an event search is the event's, not a flight's).
+        ``current``: the service being talked about; a cue that is one of its slot words
+        counts for it only ("0 transfers?" during a bus search is the bus's)."""
         text = self.masked(text).lower()
         weights = self.weights
         found: dict[str, int] = {}
@@ -141,7 +150,12 @@ class ServiceSchema:
                 found[match.group(0)] = match.end()
         out: dict[str, tuple[float, int]] = {}
         for cue, end in found.items():
-            for name, weight in weights[cue].items():
+            owners = weights[cue]
+            if current is not None and current in _slot_owners(self).get(cue, ()):
+                owners = {current: 1.0}
+            elif len(owners) > 1 and (mine := [n for n in owners if n in among]):
+                owners = {n: 1.0 / len(mine) for n in mine}
+            for name, weight in owners.items():
                 score, last = out.get(name, (0.0, -1))
                 out[name] = (score + weight, max(last, end))
         return out
@@ -158,6 +172,12 @@ class ServiceSchema:
             for name in owners[word]:
                 scores[name] = scores.get(name, 0.0) + 1.0 / len(owners[word])
         return scores
+
+    def asks_place(self, service: str) -> bool:
+        """Whether ``service`` has a slot for a place (a city, a location, an area, a
+        destination), by the slot names' words."""
+        return any(set(re.findall(r"[a-z]+", slot.lower())) & PLACE_WORDS
+                   for slot in self.service(service).slots)
 
     def slots_in(self, text: str, service: str) -> list[str]:
         """The slot phrases of ``service`` that ``text`` names."""

@@ -304,3 +304,123 @@ def test_searches_for_one_more_and_names_that_hold_another_services_word(case, b
     split = split_issues(items, schema=ZH)
     got = tuple((i.subject, i.turns) for i in split.issues)
     assert (got == wanted) is not broken, got
+
+
+def _bus_then_hotel() -> list[dict]:
+    return [user("I need a bus to Fresno on March 8th."),
+            assistant("One leaves at 7 am with 0 transfers for $25."),
+            user("Okay, sounds good."),
+            assistant("Your ticket is booked. Shall I find you a hotel there?"),
+            user("Yes, please."),
+            assistant("The Hilton Fresno has a room.")]
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_yes_takes_the_service_the_offer_asks_about_not_one_it_reports(broken,
+                                                                          monkeypatch):
+    from ctxlab.handoffs import service_split
+
+    if broken:  # the first edition: every service the whole offer names
+        monkeypatch.setattr(service_split, "_questions", lambda reply: reply)
+    split = split_issues(_bus_then_hotel(), schema=SGD)
+    subjects = [split.issue(n).subject for n in split.turn_issue]
+    # "Okay" after "0 transfers" is about the bus, not a bank transfer
+    assert (subjects == ["Buses", "Buses", "Hotels"]) is not broken
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_service_word_inside_a_name_asks_for_nothing(broken, monkeypatch):
+    from ctxlab.handoffs import service_split
+
+    if broken:
+        monkeypatch.setattr(service_split, "unnamed", lambda text: text)
+    items = [user("I need a psychiatrist in Menlo Park."), assistant("Dr. Nathan?"),
+             user("Yes. Book an appointment on March 3rd."), assistant("Booked.")]
+    split = split_issues(items, schema=SGD)
+    assert ([i.subject for i in split.issues] == ["Services"]) is not broken
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_shared_cue_counts_for_the_service_under_way(broken, monkeypatch):
+    from ctxlab.handoffs.services import ServiceSchema
+
+    if broken:  # every owner of a cue counts alike, whatever is under way
+        plain = ServiceSchema.cues_in
+        monkeypatch.setattr(ServiceSchema, "cues_in",
+                            lambda self, text, among=(), current=None: plain(self, text))
+    items = [user("Find me a concert in Berkeley."), assistant("Nattali Rize on March 4th."),
+             user("Check my checking account balance first."), assistant("It is $9,286."),
+             user("Okay, I want to purchase the tickets."), assistant("How many?"),
+             user("Four tickets."), assistant("Booked.")]
+    split = split_issues(items, schema=SGD)
+    subjects = [split.issue(n).subject for n in split.turn_issue]
+    # "the tickets" (a bus's, a flight's or an event's) is the concert's: it is under way
+    assert (subjects == ["Events", "Banks", "Events", "Events"]) is not broken
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_tie_goes_to_the_service_the_agent_answers_about(broken, monkeypatch):
+    from ctxlab.handoffs import service_split
+
+    if broken:  # the tie to the service named last only
+        choose = service_split._choose
+        monkeypatch.setattr(service_split, "_choose",
+                            lambda cues, threshold, answer, schema:
+                            choose(cues, threshold, "", schema))
+    items = [user("I need to book a bus ride."),
+             assistant("Where from, where to, and how many tickets?"),
+             user("One person from SF to Los Angeles."), assistant("Leaving when?")]
+    split = split_issues(items, schema=SGD)
+    assert ([i.subject for i in split.issues] == ["Buses"]) is not broken
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_there_is_where_the_customer_goes_not_where_they_leave_from(broken, monkeypatch):
+    from ctxlab.handoffs import service_split
+
+    if broken:  # the last place named, wherever it was
+        monkeypatch.setattr(service_split, "bound_for", lambda lines: [
+            p for line in lines for p in service_split.places_in(line)])
+    items = [user("I need a bus. I have to get to San Diego."), assistant("From where?"),
+             user("I will be leaving from San Francisco."), assistant("Booked, 11 am."),
+             user("I need a hotel around there."), assistant("The Bahia Resort Hotel?")]
+    split = split_issues(items, schema=SGD)
+    assert split.issues[-1].subject == "Hotels"
+    assert (split.issues[-1].context == ("San Diego",)) is not broken
+
+
+def test_another_day_is_neither_resumed_nor_the_place_there_points_to():
+    items = [user("Find me a one way flight to New York from Paris."), assistant("Air France?"),
+             user("Good. That's all I want for now, thanks."), assistant("Bye."),
+             user("I need a one way flight from Phoenix."), assistant("Where to?"),
+             user("I'm going to New York on the 9th."), assistant("United at 5 am."),
+             user("Thanks, that's all."), assistant("Bye."),
+             user("I've got a trip. I'm not sure how long I'll be there; find a flight."),
+             assistant("From where?"), user("From Denver."), assistant("Delta at 9 am.")]
+    split = split_issues(items, schema=SGD)
+    # "New York" on day 2 is day 2's flight, not a return to day 1's
+    assert [(i.subject, i.turns) for i in split.issues] == [
+        ("Flights", (1, 2)), ("Flights", (3, 4, 5)), ("Flights", (6, 7))]
+    # "there" on day 3 does not point to a place said on another day
+    assert split.issues[2].context == ()
+    # a second service opened without a back-reference carries no place: a bank has none
+    bank = split_issues([user("Find a flight to Portland from Los Angeles."),
+                         assistant("Alaska at 11:45 am."),
+                         user("Ok. Check my savings balance."), assistant("$14,774.")],
+                        schema=SGD)
+    assert [(i.subject, i.context) for i in bank.issues] == [("Flights", ()), ("Banks", ())]
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_the_agents_answer_keeps_a_look_alike_word_with_the_service(broken, monkeypatch):
+    from ctxlab.handoffs import service_split
+
+    if broken:
+        monkeypatch.setattr(service_split, "_answered_as", lambda *args: False)
+    items = [user("I want one room at a 2 star hotel in San Francisco."),
+             assistant("Beck's Motor Lodge. Are you checking in on March 8th?"),
+             user("No, I wouldn't be checking in until the 10th of March."),
+             assistant("To confirm: 1 room at the hotel from March 10th?")]
+    split = split_issues(items, schema=SGD)
+    # "checking in" is a bank's word ("checking account"); the answer is about the room
+    assert ([i.subject for i in split.issues] == ["Hotels"]) is not broken
