@@ -343,12 +343,7 @@ def _assign(state: _State, schema: ServiceSchema, text: str, replies: tuple[str,
         if owner is not None and not state.closed and owner in state.open.values():
             state.current = owner  # an issue still open (not the same service on another day)
         return
-    another = ANOTHER.search(text) is not None or chosen == _searched(
-        schema, text, state.around) or any(
-        chosen in schema.scores(m.group(0)) or (m.group(0).startswith("哪家") and
-                                                  not schema.scores(m.group(0)))
-        for m in SEARCH.finditer(text))
-    again = (chosen in state.open and another
+    again = (chosen in state.open and _another(schema, text, chosen, state.around)
              and len(state.issues[state.open[chosen] - 1][1]) >= 2)
     if chosen in state.open and not again:
         state.current = state.open[chosen]
@@ -356,6 +351,15 @@ def _assign(state: _State, schema: ServiceSchema, text: str, replies: tuple[str,
         state.issues.append((chosen, []))
         state.current = state.open[chosen] = len(state.issues)
     state.closed = False
+
+
+def _another(schema: ServiceSchema, text: str, chosen: str, around: str | None) -> bool:
+    """Whether ``text`` asks for one more of ``chosen`` ("再推荐一个景点", "有没有能玩3天的
+    景点", a search with a constraint around a venue), not for an alternative."""
+    return ANOTHER.search(text) is not None or chosen == _searched(schema, text, around) or any(
+        chosen in schema.scores(m.group(0)) or (m.group(0).startswith("哪家") and
+                                                  not schema.scores(m.group(0)))
+        for m in SEARCH.finditer(text))
 
 
 def _english(text: str) -> bool:
