@@ -183,6 +183,9 @@ class LoopClients:
         self._nodes: weakref.WeakKeyDictionary[Any, dict[tuple[str, int], Any]] = (
             weakref.WeakKeyDictionary())
         self._original_taken = False
+        # the last loop asked for and its pair: every operation asks, nearly always from
+        # the same loop as the one before (no lock, no weak-key lookup then)
+        self._last: tuple[weakref.ref[Any], tuple[Any, _Scripts]] | None = None
 
     def current(self) -> tuple[Any, _Scripts]:
         try:
@@ -190,6 +193,9 @@ class LoopClients:
         except RuntimeError:  # not in a coroutine (describe(), tests): the caller's client
             client = self.original if self.original is not None else self.factory()
             return client, _Scripts(client)
+        last = self._last
+        if last is not None and last[0]() is loop:
+            return last[1]
         with self._guard:
             found = self._per_loop.get(loop)
             if found is None:
@@ -201,6 +207,7 @@ class LoopClients:
                 else:
                     client = _clone(self.original)
                 found = self._per_loop[loop] = (client, _Scripts(client))
+            self._last = (weakref.ref(loop), found)
             return found
 
     async def aclose_clones(self) -> None:
@@ -209,6 +216,7 @@ class LoopClients:
         with self._guard:
             found = self._per_loop.pop(loop, None)
             nodes = self._nodes.pop(loop, {})
+            self._last = None
         for client in nodes.values():
             await client.aclose()
         if found is not None and found[0] is not self.original:
@@ -294,6 +302,19 @@ class RedisKeys:
         return [self.hash, self.messages, self.counter, self.state, self.checkpoints]
 
 
+async def evalsha(script: Any, keys: list[str], args: list[Any]) -> Any:
+    """``script(keys=keys, args=args)`` without redis-py's wrapper around it (every read
+    runs a script): ``EVALSHA`` on the script's client, loading the script first only when
+    the server does not have it (a restarted server, a new cluster node)."""
+    from redis.exceptions import NoScriptError
+
+    try:
+        return await script.registered_client.execute_command(
+            "EVALSHA", script.sha, len(keys), *keys, *args)
+    except NoScriptError:
+        return await script(keys=keys, args=args)
+
+
 def _ttl_ms(ttl: float | None) -> int:
     return 0 if not ttl else max(1, int(ttl * 1000))
 
@@ -352,7 +373,7 @@ class RedisStateStore(StateStore):
         """Run a script, waiting through a cluster slot migration (at most
         :attr:`migration_patience` seconds: see :mod:`ctxlab.stores.redis_retry`)."""
         try:  # (the common case: one await, no closure)
-            return await script(keys=keys, args=args)
+            return await evalsha(script, keys, args)
         except Exception as exc:
             if not did_not_run(exc):
                 raise
