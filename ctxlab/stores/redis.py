@@ -596,9 +596,10 @@ class RedisLog(LogStore):
         """The reply's state; takes in its change mark (the caller's cursor takes in the
         rest of the reply: every log script reports all that changed)."""
         ok, version, epoch, data = int(reply[0]), int(reply[1]), int(reply[2]), reply[3]
+        state = StoredState(version, epoch, decode_data(_text(data)))  # (may raise: first)
         self._epoch = epoch
         self._mark = _text(reply[5]) if self._marked else None
-        return bool(ok), StoredState(version, epoch, decode_data(_text(data)))
+        return bool(ok), state
 
     def _seen(self, ok: bool, raws: list[Any]) -> tuple[int, list[dict[str, Any]]]:
         """(where the new items go in the caller's positions, the items)."""
