@@ -596,15 +596,19 @@ def unknown_keys(item: Mapping[str, Any]) -> list[str]:
 # ---------------------------------------------------------------------------- copies
 
 
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
 def clone(value: Any) -> Any:
-    """A deep copy of JSON-like data (dicts, lists, scalars), much faster than deepcopy."""
+    """A deep copy of JSON-like data (dicts, lists, scalars), much faster than deepcopy
+    (scalar values are taken as they are without a call: most of an item's values)."""
     cls = type(value)
-    if cls is str or cls is int or cls is float or cls is bool or value is None:
-        return value
     if cls is dict:
-        return {k: clone(v) for k, v in value.items()}
+        return {k: v if type(v) in _SCALARS else clone(v) for k, v in value.items()}
     if cls is list or cls is tuple:
-        return [clone(v) for v in value]
+        return [v if type(v) in _SCALARS else clone(v) for v in value]
+    if cls in _SCALARS:
+        return value
     if isinstance(value, Mapping):
         return {k: clone(v) for k, v in value.items()}
     return value

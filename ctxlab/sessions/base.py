@@ -279,7 +279,9 @@ class MemorySession(CheckpointsMixin, ChangeListeners):
             return
         if isinstance(self._log, PartialLog):  # (a first read loaded the ends only)
             self._install(None)
-        await self._apply_delta(await self._store.sync())
+        delta = await self._store.sync()
+        if delta.items or delta.state is not None or delta.keep != len(self._log):
+            await self._apply_delta(delta)  # (else nothing changed: the usual read)
 
     def _install(self, log: RawLog | None) -> None:
         """Make ``log`` the index (None: an empty one, with the store's cursor reset so

@@ -18,17 +18,23 @@ Keys of session ``S`` with the key prefix ``P`` (``agents:session`` for the SDK'
 ``B:messages``                  SDK: list of items as JSON
 ``B:counter``                   SDK: counter
 ``B:ctxlab:state``              hash: ``version`` (CAS token), ``epoch``, ``data`` (JSON),
-                                ``touched_at``
+                                ``touched_at``, ``mark`` (changes with every write)
 ``B:ctxlab:checkpoints``        hash: checkpoint name -> JSON
 ``B:ctxlab:lease``              the fold lease (owner, with its own expiry)
 ``B:ctxlab:writer:<id>``        the last batch token of one writer (makes retries idempotent)
 ==============================  ===========================================================
 
 Every operation is one Lua script, so it is atomic and costs one round trip: it reports
-what changed since the caller's cursor (the log length, the raw JSON of the last known item
-and the epoch), applies the change and refreshes the session's TTL on *every* key above when
-the session has a ``ttl``. Session ids may not contain ``:`` (see
-:func:`ctxlab.check_session_id`), so one session's keys can never be another's.
+what changed since the caller's cursor (the log length, the SHA-1 of the last known item's
+raw JSON and the epoch), applies the change, sets the session's change mark (a random token
+of the writer's) and refreshes the session's TTL on *every* key above when the session has
+a ``ttl``. A read whose cursor took in everything up to the mark it finds (and the same list
+length) is answered "nothing changed" without further checks (see
+:data:`ctxlab.stores.redis_lua.SYNC`); on the SDK's layout, where the SDK's own
+``RedisSession`` writes without setting a mark, every read makes the full check.
+
+Session ids may not contain ``:`` (see :func:`ctxlab.check_session_id`), so one session's
+keys can never be another's.
 
 Durability: Redis replicates asynchronously, so a write acknowledged by a master that dies
 before its replica received it is lost when the replica is promoted. With ``replicas=N``
@@ -43,6 +49,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import os
 import threading
 import time
 import uuid
@@ -174,6 +181,9 @@ class LoopClients:
         self._nodes: weakref.WeakKeyDictionary[Any, dict[tuple[str, int], Any]] = (
             weakref.WeakKeyDictionary())
         self._original_taken = False
+        # the last loop asked for and its pair: every operation asks, nearly always from
+        # the same loop as the one before (no lock, no weak-key lookup then)
+        self._last: tuple[weakref.ref[Any], tuple[Any, _Scripts]] | None = None
 
     def current(self) -> tuple[Any, _Scripts]:
         try:
@@ -181,6 +191,9 @@ class LoopClients:
         except RuntimeError:  # not in a coroutine (describe(), tests): the caller's client
             client = self.original if self.original is not None else self.factory()
             return client, _Scripts(client)
+        last = self._last
+        if last is not None and last[0]() is loop:
+            return last[1]
         with self._guard:
             found = self._per_loop.get(loop)
             if found is None:
@@ -192,6 +205,7 @@ class LoopClients:
                 else:
                     client = _clone(self.original)
                 found = self._per_loop[loop] = (client, _Scripts(client))
+            self._last = (weakref.ref(loop), found)
             return found
 
     async def aclose_clones(self) -> None:
@@ -200,6 +214,7 @@ class LoopClients:
         with self._guard:
             found = self._per_loop.pop(loop, None)
             nodes = self._nodes.pop(loop, {})
+            self._last = None
         for client in nodes.values():
             await client.aclose()
         if found is not None and found[0] is not self.original:
@@ -285,8 +300,35 @@ class RedisKeys:
         return [self.hash, self.messages, self.counter, self.state, self.checkpoints]
 
 
+async def evalsha(script: Any, keys: list[str], args: list[Any]) -> Any:
+    """``script(keys=keys, args=args)`` without redis-py's wrapper around it (every read
+    runs a script): ``EVALSHA`` on the script's client, loading the script first only when
+    the server does not have it (a restarted server, a new cluster node)."""
+    from redis.exceptions import NoScriptError
+
+    try:
+        return await script.registered_client.execute_command(
+            "EVALSHA", script.sha, len(keys), *keys, *args)
+    except NoScriptError:
+        return await script(keys=keys, args=args)
+
+
 def _ttl_ms(ttl: float | None) -> int:
     return 0 if not ttl else max(1, int(ttl * 1000))
+
+
+def new_mark() -> str:
+    """A fresh change mark: random (``os.urandom``: distinct in forked workers too), so a
+    mark never comes back, not even after the session's keys expired and were written anew."""
+    return os.urandom(12).hex()
+
+
+def digest(raw: Any) -> str:
+    """The SHA-1 (hex) of an item's raw JSON, as the scripts' ``redis.sha1hex`` computes it
+    over the stored bytes ("" for no item)."""
+    if not raw:
+        return ""
+    return hashlib.sha1(raw if isinstance(raw, bytes) else str(raw).encode()).hexdigest()
 
 
 class RedisStateStore(StateStore):
@@ -329,7 +371,7 @@ class RedisStateStore(StateStore):
         """Run a script, waiting through a cluster slot migration (at most
         :attr:`migration_patience` seconds: see :mod:`ctxlab.stores.redis_retry`)."""
         try:  # (the common case: one await, no closure)
-            return await script(keys=keys, args=args)
+            return await evalsha(script, keys, args)
         except Exception as exc:
             if not did_not_run(exc):
                 raise
@@ -350,7 +392,7 @@ class RedisStateStore(StateStore):
         return [k.state, k.checkpoints, k.hash, k.messages, k.counter]
 
     def _args(self, *extra: Any) -> list[Any]:
-        return [_ttl_ms(self.ttl), repr(time.time()), *extra]
+        return [_ttl_ms(self.ttl), repr(time.time()), new_mark(), *extra]
 
     async def _write_and_wait(self, script: Any, keys: list[str], args: list[Any]
                               ) -> tuple[Any, Any]:
@@ -506,19 +548,30 @@ class RedisLog(LogStore):
         self._writer_key = f"{self.keys.writer_prefix}{uuid.uuid4().hex}"
         self._length = 0
         self._last_raw: Any = ""
+        self._digest: tuple[Any, str] = ("", "")  # (raw, its SHA-1): computed once per raw
         self._epoch = 0
+        # the store's change mark as of the cursor (None: unknown, every read checks in
+        # full); never on the SDK's layout, whose own writers set no mark
+        self._mark: str | None = None
+        self._marked = tagged and not blind
         # positions the caller's index does not have (a first read by the ends: the middle
         # of the log stands there as one item; see place_ends)
         self._shift = 0
         self._ends_sizes = (0, 0)
 
     # -- helpers ---------------------------------------------------------------------------
+    def _last_digest(self) -> str:
+        raw, found = self._digest
+        if raw is not self._last_raw:
+            found = digest(self._last_raw)
+            self._digest = (self._last_raw, found)
+        return found
+
     def _call_args(self, *extra: Any) -> tuple[list[str], list[Any]]:
         keys = [*self.keys.all(), self._writer_key]
         seen = -1 if self._state_version is None else self._state_version
-        args = [-1 if self._blind else self._length, self._last_raw, self._epoch, seen,
-                _ttl_ms(self.ttl),
-                str(int(time.time())), *extra]
+        args = [-1 if self._blind else self._length, self._last_digest(), self._epoch, seen,
+                _ttl_ms(self.ttl), str(int(time.time())), new_mark(), *extra]
         return keys, args
 
     def _batch_token(self, payloads: list[str]) -> str:
@@ -538,9 +591,13 @@ class RedisLog(LogStore):
         return [decode_entry(raw) for raw in raws]
 
     def _finish(self, reply: list[Any]) -> tuple[bool, StoredState]:
+        """The reply's state; takes in its change mark (the caller's cursor takes in the
+        rest of the reply: every log script reports all that changed)."""
         ok, version, epoch, data = int(reply[0]), int(reply[1]), int(reply[2]), reply[3]
+        state = StoredState(version, epoch, decode_data(_text(data)))  # (may raise: first)
         self._epoch = epoch
-        return bool(ok), StoredState(version, epoch, decode_data(_text(data)))
+        self._mark = _text(reply[5]) if self._marked else None
+        return bool(ok), state
 
     def _seen(self, ok: bool, raws: list[Any]) -> tuple[int, list[dict[str, Any]]]:
         """(where the new items go in the caller's positions, the items)."""
@@ -559,8 +616,11 @@ class RedisLog(LogStore):
     async def _sync(self) -> Delta:
         seen = -1 if self._state_version is None else self._state_version
         keys = [self.keys.messages, self.keys.state]  # (the lean read: see redis_lua.SYNC)
-        args = [-1 if self._blind else self._length, self._last_raw, self._epoch, seen]
+        args = [-1 if self._blind else self._length, self._last_digest(), self._epoch, seen,
+                self._mark or ""]
         reply = await self.state.run(self._scripts.sync, keys, args)
+        if type(reply) is int:  # in step by the change mark: nothing changed
+            return Delta(self._length - self._shift, [], None)
         ok, state = self._finish(reply)
         keep, items = self._seen(ok, reply[4][0])
         return Delta(keep, items, self._state_delta(state))
@@ -638,7 +698,7 @@ class RedisLog(LogStore):
 
     def reset_cursor(self) -> None:
         self._length, self._last_raw, self._epoch, self._shift = 0, "", -1, 0
-        self._state_version = None
+        self._state_version, self._mark = None, None
 
     @property
     def client(self) -> Any:

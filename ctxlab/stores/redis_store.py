@@ -33,7 +33,14 @@ from agents.memory import SessionSettings
 
 from ..core.session_ids import check_session_id
 from .base import decode_entry
-from .redis import LoopClients, RedisKeys, RedisLog, check_key_prefix, is_cluster
+from .redis import (
+    LoopClients,
+    RedisKeys,
+    RedisLog,
+    check_key_prefix,
+    is_cluster,
+    new_mark,
+)
 from .redis_lua import IMPORT
 
 DEFAULT_PREFIX = "ctxlab"
@@ -166,7 +173,7 @@ class RedisStore:
         args = [self.session_id, repr(time.time()),
                 int(self.ttl * 1000) if self.ttl else 0,
                 state.get("version", "0"), state.get("epoch", "0"), state.get("data", ""),
-                len(pairs) // 2, *pairs, *[_str(r) for r in raws]]
+                len(pairs) // 2, new_mark(), *pairs, *[_str(r) for r in raws]]
         script = self.client.register_script(IMPORT)
         copied = await script(keys=self.keys.all(), args=args)
         return int(copied)
