@@ -424,3 +424,41 @@ def test_the_agents_answer_keeps_a_look_alike_word_with_the_service(broken, monk
     split = split_issues(items, schema=SGD)
     # "checking in" is a bank's word ("checking account"); the answer is about the room
     assert ([i.subject for i in split.issues] == ["Hotels"]) is not broken
+
+
+@pytest.mark.parametrize("broken", ["", "no carry", "any place slot"])
+def test_a_new_issue_that_names_no_city_carries_the_one_the_customer_just_went_to(
+        broken, monkeypatch):
+    from ctxlab.handoffs import service_split
+    from ctxlab.handoffs.services import ServiceSchema
+
+    if broken == "no carry":
+        monkeypatch.setattr(service_split, "_carried", lambda state: None)
+    if broken == "any place slot":  # a ride's "destination" taken for a city
+        monkeypatch.setattr(ServiceSchema, "asks_city", ServiceSchema.asks_place)
+    flight = [user("Find me a flight to San Diego, leaving from Fresno."),
+              assistant("Alaska Airlines at 9 am."), user("I prefer United Airlines."),
+              assistant("United at 11 am."), user("Any in economy?"),
+              assistant("Yes, for $120."), user("How many stops?"), assistant("None."),
+              user("When does it land?"), assistant("At 1 pm."), user("Book it."),
+              assistant("Booked.")]
+    hotel = split_issues([*flight, user("Good. Now I need a hotel for 2 nights."),
+                          assistant("How many rooms?")], schema=SGD)
+    # the hotel's city is never said in its own turns, nor in the last four: the flight's
+    # destination (not where it leaves from, nor the airline) is carried into its handover
+    assert [i.subject for i in hotel.issues] == ["Flights", "Hotels"]
+    assert (hotel.issues[1].context == ("San Diego",)) is (broken != "no carry")
+    # a hotel whose own turns name its place carries nothing
+    named = split_issues([*flight, user("Good. Now I need a hotel in Oakland."),
+                          assistant("How many rooms?")], schema=SGD)
+    assert named.issues[1].context == ()
+    # a ride has no city, only an address to go to: the restaurant's city is not it
+    ride = split_issues([user("Book a table at a restaurant in San Jose."),
+                         assistant("Sino at 7 pm?"), user("Is it pricey?"),
+                         assistant("Moderate."), user("Do they serve alcohol?"),
+                         assistant("Yes."), user("Outdoor seats?"), assistant("No."),
+                         user("Book it."), assistant("Booked."),
+                         user("Great. I also need a cab for 2 people."),
+                         assistant("Where to?")], schema=SGD)
+    assert [i.subject for i in ride.issues] == ["Restaurants", "RideSharing"]
+    assert (ride.issues[1].context == ()) is (broken != "any place slot")
