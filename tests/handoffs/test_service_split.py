@@ -462,3 +462,28 @@ def test_a_new_issue_that_names_no_city_carries_the_one_the_customer_just_went_t
                          assistant("Where to?")], schema=SGD)
     assert [i.subject for i in ride.issues] == ["Restaurants", "RideSharing"]
     assert (ride.issues[1].context == ()) is (broken != "any place slot")
+
+
+@pytest.mark.parametrize("broken", ["", "digits only", "every word"])
+def test_the_score_reads_small_counts_said_in_words(broken, monkeypatch):
+    from ctxlab.course.corpora.dialogues import SlotFact
+    from ctxlab.eval import dialogue_handoffs
+
+    if broken == "digits only":
+        monkeypatch.setattr(dialogue_handoffs, "NUMBER_WORDS", ())
+    if broken == "every word":  # "one" taken for the count 1
+        monkeypatch.setattr(dialogue_handoffs, "NUMBER_WORDS",
+                            ("zero", "one", *dialogue_handoffs.NUMBER_WORDS[2:]))
+
+    def fact(topic: str, slot: str, value: str) -> SlotFact:
+        return SlotFact("d", topic, slot, value, (value,), (), "user", 0)
+
+    facts = {(0, "Flights_3"): [fact("Flights_3", "number_checked_bags", "0"),
+                                fact("Flights_3", "passengers", "2")],
+             (1, "Flights_3"): [fact("Flights_3", "passengers", "1")]}
+    view = "A one-way flight for two people, please. I have zero bags."
+    missing, leaked, _stale = score_view(view, (0, "Flights_3"), facts, "", "en")
+    # "zero bags" and "two people" say the answer key's "0" and "2"
+    assert (missing == ()) is (broken != "digits only")
+    # "one-way" is not the other day's count of 1 passenger
+    assert (leaked == ()) is (broken != "every word")
