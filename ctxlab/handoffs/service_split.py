@@ -271,7 +271,7 @@ def _record(state: _State, items: Sequence[Item], turn: Any, text: str, *,
         if places:  # unless the agent's reply names one ("pick it up in Long Beach?")
             named = any(p in reply for p in places)  # () carries nothing (:func:`_carried`)
             state.context[state.current] = () if named else (places[-1],)
-        elif back and said:  # "附近有什么酒店": what the customer said just before
+        elif back and said and not _english(said[-1]):  # "附近有什么酒店": the sentence before
             state.context[state.current] = (said[-1],)
     for index in turn.indices:
         for value in names_in(item_text(items[index])):

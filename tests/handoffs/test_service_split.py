@@ -487,3 +487,22 @@ def test_the_score_reads_small_counts_said_in_words(broken, monkeypatch):
     assert (missing == ()) is (broken != "digits only")
     # "one-way" is not the other day's count of 1 passenger
     assert (leaked == ()) is (broken != "every word")
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_an_english_there_never_points_to_the_sentence_before(broken, monkeypatch):
+    from ctxlab.handoffs import service_split
+
+    if broken:  # the Chinese fallback for English too: "there" is the sentence before
+        monkeypatch.setattr(service_split, "_english", lambda text: False)
+    items = [user("I need a bus to New York from Washington for 4 people."),
+             assistant("One leaves at 8:10 am."), user("Which station does it leave from?"),
+             assistant("Union Station."), user("Any other buses?"), assistant("One at 8:20."),
+             user("Okay, that sounds fine."), assistant("Shall I buy the tickets?"),
+             user("No, not now."), assistant("Anything else?"),
+             user("Um, are there any one-way flights that will go there?"),
+             assistant("On March 3rd?")]
+    split = split_issues(items, schema=SGD)
+    assert [i.subject for i in split.issues] == ["Buses", "Flights"]
+    # no place in the last four turns: the bus's destination, not "No, not now."
+    assert (split.issues[1].context == ("New York",)) is not broken
