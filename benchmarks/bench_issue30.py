@@ -50,7 +50,8 @@ async def tables(args: argparse.Namespace) -> str:
         ("Regenerate: python benchmarks/bench_issue30.py " + " ".join(args.argv)).rstrip(),
         "Customers: 4 dialogues chained over days; tune = even customers, report = odd ones.",
         "Handover right = all the issue's current values, no other issue's value, no "
-        "superseded value without the current one. Tokens: the receiver's view.",
+        "superseded value without the current one (a small count may be said in words). "
+        "Tokens: the receiver's view.",
         "Recall: the recollection for the question holds the current value; stale: only an "
         "older one. Tokens: the recollection.",
         "",

@@ -7,7 +7,8 @@ in turn, under each mode, and the receiver's view is scored against the state an
 
 * **right**: the view holds every current value of the issue (any form the state gives),
   no value of another issue (one that the issue's own turns do not also contain), and no
-  superseded value without the current one;
+  superseded value without the current one; in English a small count may be said in words
+  ("zero bags" holds the value "0"; "one", mostly a pronoun or "one-way", is not read);
 * **leaked** / **missing** / **stale**: the issues that fail each part.
 
 Modes: ``full`` (everything), ``trim:N`` (the last N user turns), ``handover`` (one
@@ -41,8 +42,19 @@ MODES = ("full", "trim:4", "handover", "per-issue", "per-service")
 Issue = tuple[int, str]  # (day, topic)
 
 
+#: Small counts as English words: "zero bags" says the value "0" ("one" is left out: it
+#: is mostly a pronoun or "one-way", not a count).
+NUMBER_WORDS = ("zero", "", "two", "three", "four", "five", "six", "seven", "eight",
+                "nine", "ten")
+
+
 def _found(text: str, value: str, language: str) -> bool:
-    return KeyFact("v", value, "v", whole_word=True, ignore_case=language == "en").found_in(text)
+    forms = [value]
+    if language == "en" and value.isdigit() and int(value) < len(NUMBER_WORDS) \
+            and NUMBER_WORDS[int(value)]:
+        forms.append(NUMBER_WORDS[int(value)])
+    return any(KeyFact("v", form, "v", whole_word=True, ignore_case=language == "en")
+               .found_in(text) for form in forms)
 
 
 def issue_turns(customer: Customer) -> dict[Issue, set[int]]:

@@ -44,7 +44,13 @@ goodbye, where they go rather than where they leave from, unless the agent's rep
 it; in Chinese their previous sentence) for the issue's handover note; so does a service
 asked for a place (the weather on a date during a hotel search) opened while another issue
 is open. Another service opened that way ("Check my savings balance" after a flight
-search) records nothing: the flight's city is not the bank's.
+search) records nothing: the flight's city is not the bank's. An issue opened right after
+another one (no goodbye between) for a service with a city or an area among its slots
+(:meth:`ServiceSchema.asks_city`: a hotel, not a ride's "destination" address), whose own
+turns name no place, carries the last place the customer went to or stayed at in that
+issue ("to San Diego", "in Concord"; not "from Fresno", nor "United Airlines"): the hotel
+after a flight is at its destination even when that was said many turns before. A
+back-reference whose place the agent's reply names carries nothing.
 """
 
 from __future__ import annotations
@@ -121,6 +127,10 @@ def places_in(text: str) -> list[str]:
 _ORIGIN = re.compile(r"\b(?:from|leaving|departing|leave|out\s+of)\s+$", re.IGNORECASE)
 
 
+#: Where a customer goes or stays ("to San Diego", "in Concord", "visiting Paris").
+_TOWARD = re.compile(r"\b(?:to|in|at|into|near|around|visit(?:ing)?)\s+$", re.IGNORECASE)
+
+
 def bound_for(lines: Sequence[str]) -> list[str]:
     """The places of ``lines`` (:func:`places_in`) without where the customer leaves
     from when they also name where they go: "a hotel there" after "to San Diego" and
@@ -186,6 +196,7 @@ class _State:
     around: str | None = None  # the service the last turn asked for around a venue
     venues: dict[str, str] = field(default_factory=dict)  # misleading name -> its service
     since: int = 0  # where in ``said`` the conversation since the last goodbye starts
+    carry: dict[int, tuple[str, ...]] = field(default_factory=dict)  # issue -> places before
 
 
 def split_services(items: Sequence[Item], schema: Any, *,
@@ -212,8 +223,9 @@ def split_services(items: Sequence[Item], schema: Any, *,
         if waiting and (len(state.issues), state.current) == before:
             state.pending.append(turn.number)
         if state.current != CUSTOMER:
-            _record(state, items, turn, text, opened=len(state.issues) > before[0],
-                    placed=schema.asks_place(state.issues[state.current - 1][0]))
+            _join(state, schema, items, turn, text,
+                  previous=CUSTOMER if waiting else before[1],
+                  opened=len(state.issues) > before[0])
         state.said.append(text)
         previous_reply = replies[-1] if replies else ""
         state.around = next(iter(schema.around(text)[-1:]), None)
@@ -226,10 +238,21 @@ def split_services(items: Sequence[Item], schema: Any, *,
             state.open.clear()
             state.closed = True
             state.since = len(state.said)
+    _carried(state)
     issues = tuple(Issue(n + 1, service, tuple(sorted(set(turns))),
                          state.context.get(n + 1, ()))
                    for n, (service, turns) in enumerate(state.issues))
     return IssueSplit(tuple(items), tuple(assignment), issues)
+
+
+def _join(state: _State, schema: ServiceSchema, items: Sequence[Item], turn: Any, text: str,
+          *, previous: int, opened: bool) -> None:
+    """Turn ``turn`` joins the current issue (:func:`_record`); an issue it opens for a
+    service with a city carries the place of the ``previous`` issue (:func:`_carry`)."""
+    service = state.issues[state.current - 1][0]
+    _record(state, items, turn, text, opened=opened, placed=schema.asks_place(service))
+    if opened and previous != CUSTOMER and schema.asks_city(service):
+        _carry(state, previous)
 
 
 def _record(state: _State, items: Sequence[Item], turn: Any, text: str, *,
@@ -246,13 +269,33 @@ def _record(state: _State, items: Sequence[Item], turn: Any, text: str, *,
         places = bound_for(said[-4:])
         reply = " ".join(item_text(items[i]) for i in turn.indices[1:])
         if places:  # unless the agent's reply names one ("pick it up in Long Beach?")
-            if not any(p in reply for p in places):
-                state.context[state.current] = (places[-1],)
-        elif back and said:  # "附近有什么酒店": what the customer said just before
+            named = any(p in reply for p in places)  # () carries nothing (:func:`_carried`)
+            state.context[state.current] = () if named else (places[-1],)
+        elif back and said and not _english(said[-1]):  # "附近有什么酒店": the sentence before
             state.context[state.current] = (said[-1],)
     for index in turn.indices:
         for value in names_in(item_text(items[index])):
             state.owners.setdefault(value, state.current)
+
+
+def _carry(state: _State, previous: int) -> None:
+    """The places the customer named in the ``previous`` issue (since the last goodbye),
+    for the issue just opened."""
+    turns = [n for n in state.issues[previous - 1][1] if n - 1 >= state.since]
+    lines = [state.said[n - 1] for n in sorted(set(turns)) if n - 1 < len(state.said)]
+    places = [p for line in lines for p in places_in(line)
+              if _TOWARD.search(line[: line.find(p)])]
+    if places:
+        state.carry[state.current] = (places[-1],)
+
+
+def _carried(state: _State) -> None:
+    """An issue whose own turns name no place carries the place of the issue before."""
+    for number, places in state.carry.items():
+        own = state.issues[number - 1][1]
+        if number not in state.context and not any(
+                places_in(state.said[n - 1]) for n in own if n - 1 < len(state.said)):
+            state.context[number] = places
 
 
 def _closing(text: str, schema: ServiceSchema) -> bool:

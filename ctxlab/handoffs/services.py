@@ -49,6 +49,9 @@ city visit oneway rent home travel genre director actor
 #: Words of a slot name that make it a place ("city", "pickup location", "destination").
 PLACE_WORDS = frozenset({"city", "location", "area", "destination", "place"})
 
+#: Words of a slot name that make it a city or an area ("pickup city", "location").
+CITY_WORDS = frozenset({"city", "location", "area"})
+
 
 def stem(word: str) -> str:
     """A crude English stem: lower case, plural endings off ("restaurants" -> "restaurant",
@@ -177,6 +180,12 @@ class ServiceSchema:
         """Whether ``service`` has a slot for a place (a city, a location, an area, a
         destination), by the slot names' words."""
         return any(set(re.findall(r"[a-z]+", slot.lower())) & PLACE_WORDS
+                   for slot in self.service(service).slots)
+
+    def asks_city(self, service: str) -> bool:
+        """Whether ``service`` has a slot for a city or an area ("city", "area",
+        "location"), not only for an address to go to ("destination")."""
+        return any(set(re.findall(r"[a-z]+", slot.lower())) & CITY_WORDS
                    for slot in self.service(service).slots)
 
     def slots_in(self, text: str, service: str) -> list[str]:

@@ -424,3 +424,85 @@ def test_the_agents_answer_keeps_a_look_alike_word_with_the_service(broken, monk
     split = split_issues(items, schema=SGD)
     # "checking in" is a bank's word ("checking account"); the answer is about the room
     assert ([i.subject for i in split.issues] == ["Hotels"]) is not broken
+
+
+@pytest.mark.parametrize("broken", ["", "no carry", "any place slot"])
+def test_a_new_issue_that_names_no_city_carries_the_one_the_customer_just_went_to(
+        broken, monkeypatch):
+    from ctxlab.handoffs import service_split
+    from ctxlab.handoffs.services import ServiceSchema
+
+    if broken == "no carry":
+        monkeypatch.setattr(service_split, "_carried", lambda state: None)
+    if broken == "any place slot":  # a ride's "destination" taken for a city
+        monkeypatch.setattr(ServiceSchema, "asks_city", ServiceSchema.asks_place)
+    flight = [user("Find me a flight to San Diego, leaving from Fresno."),
+              assistant("Alaska Airlines at 9 am."), user("I prefer United Airlines."),
+              assistant("United at 11 am."), user("Any in economy?"),
+              assistant("Yes, for $120."), user("How many stops?"), assistant("None."),
+              user("When does it land?"), assistant("At 1 pm."), user("Book it."),
+              assistant("Booked.")]
+    hotel = split_issues([*flight, user("Good. Now I need a hotel for 2 nights."),
+                          assistant("How many rooms?")], schema=SGD)
+    # the hotel's city is never said in its own turns, nor in the last four: the flight's
+    # destination (not where it leaves from, nor the airline) is carried into its handover
+    assert [i.subject for i in hotel.issues] == ["Flights", "Hotels"]
+    assert (hotel.issues[1].context == ("San Diego",)) is (broken != "no carry")
+    # a hotel whose own turns name its place carries nothing
+    named = split_issues([*flight, user("Good. Now I need a hotel in Oakland."),
+                          assistant("How many rooms?")], schema=SGD)
+    assert named.issues[1].context == ()
+    # a ride has no city, only an address to go to: the restaurant's city is not it
+    ride = split_issues([user("Book a table at a restaurant in San Jose."),
+                         assistant("Sino at 7 pm?"), user("Is it pricey?"),
+                         assistant("Moderate."), user("Do they serve alcohol?"),
+                         assistant("Yes."), user("Outdoor seats?"), assistant("No."),
+                         user("Book it."), assistant("Booked."),
+                         user("Great. I also need a cab for 2 people."),
+                         assistant("Where to?")], schema=SGD)
+    assert [i.subject for i in ride.issues] == ["Restaurants", "RideSharing"]
+    assert (ride.issues[1].context == ()) is (broken != "any place slot")
+
+
+@pytest.mark.parametrize("broken", ["", "digits only", "every word"])
+def test_the_score_reads_small_counts_said_in_words(broken, monkeypatch):
+    from ctxlab.course.corpora.dialogues import SlotFact
+    from ctxlab.eval import dialogue_handoffs
+
+    if broken == "digits only":
+        monkeypatch.setattr(dialogue_handoffs, "NUMBER_WORDS", ())
+    if broken == "every word":  # "one" taken for the count 1
+        monkeypatch.setattr(dialogue_handoffs, "NUMBER_WORDS",
+                            ("zero", "one", *dialogue_handoffs.NUMBER_WORDS[2:]))
+
+    def fact(topic: str, slot: str, value: str) -> SlotFact:
+        return SlotFact("d", topic, slot, value, (value,), (), "user", 0)
+
+    facts = {(0, "Flights_3"): [fact("Flights_3", "number_checked_bags", "0"),
+                                fact("Flights_3", "passengers", "2")],
+             (1, "Flights_3"): [fact("Flights_3", "passengers", "1")]}
+    view = "A one-way flight for two people, please. I have zero bags."
+    missing, leaked, _stale = score_view(view, (0, "Flights_3"), facts, "", "en")
+    # "zero bags" and "two people" say the answer key's "0" and "2"
+    assert (missing == ()) is (broken != "digits only")
+    # "one-way" is not the other day's count of 1 passenger
+    assert (leaked == ()) is (broken != "every word")
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_an_english_there_never_points_to_the_sentence_before(broken, monkeypatch):
+    from ctxlab.handoffs import service_split
+
+    if broken:  # the Chinese fallback for English too: "there" is the sentence before
+        monkeypatch.setattr(service_split, "_english", lambda text: False)
+    items = [user("I need a bus to New York from Washington for 4 people."),
+             assistant("One leaves at 8:10 am."), user("Which station does it leave from?"),
+             assistant("Union Station."), user("Any other buses?"), assistant("One at 8:20."),
+             user("Okay, that sounds fine."), assistant("Shall I buy the tickets?"),
+             user("No, not now."), assistant("Anything else?"),
+             user("Um, are there any one-way flights that will go there?"),
+             assistant("On March 3rd?")]
+    split = split_issues(items, schema=SGD)
+    assert [i.subject for i in split.issues] == ["Buses", "Flights"]
+    # no place in the last four turns: the bus's destination, not "No, not now."
+    assert (split.issues[1].context == ("New York",)) is not broken
