@@ -555,7 +555,7 @@ class RedisLog(LogStore):
         self._mark: str | None = None
         self._marked = tagged and not blind
         # positions the caller's index does not have (a first read by the ends: the middle
-        # of the log stands there as one item; see place_ends)
+        # of the log stands there as one item; see place_ends. None after place_located)
         self._shift = 0
         # the last ends read: (length, tail size, last raw item, change mark)
         self._ends_sizes: tuple[int, int, Any, str | None] = (0, 0, "", None)

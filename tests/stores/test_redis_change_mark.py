@@ -14,7 +14,8 @@ the whole log; and a summarizing session's bounded first read (the fold checkpoi
 another session's later turn. Then the deliberately broken fast paths: a read that skips
 the store when it knows a mark, a shortcut by length alone, one by mark alone, a summary
 write that sets no mark, marks trusted on the SDK's layout, and an ends read that takes in
-the cursor before it is placed; each must fail the scenarios that guard what it breaks. The scenarios run on a Redis server and on a Redis Cluster.
+the cursor before it is placed; each must fail the scenarios that guard what it breaks.
+The scenarios run on a Redis server and on a Redis Cluster.
 """
 
 from __future__ import annotations
