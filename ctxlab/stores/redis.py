@@ -557,8 +557,9 @@ class RedisLog(LogStore):
         # positions the caller's index does not have (a first read by the ends: the middle
         # of the log stands there as one item; see place_ends. None after place_located)
         self._shift = 0
-        # the last ends read: (length, tail size, last raw item, change mark)
-        self._ends_sizes: tuple[int, int, Any, str | None] = (0, 0, "", None)
+        # the cursor of the last ends read, taken in when placed: (length, tail size, last
+        # raw item, change mark)
+        self._ends_cursor: tuple[int, int, Any, str | None] = (0, 0, "", None)
 
     # -- helpers ---------------------------------------------------------------------------
     def _last_digest(self) -> str:
@@ -643,7 +644,7 @@ class RedisLog(LogStore):
         complete = len(first) + len(last) >= length
         last_raw = (last or first or [""])[-1]
         self._shift = 0
-        self._ends_sizes = (length, len(last), last_raw, self._mark)
+        self._ends_cursor = (length, len(last), last_raw, self._mark)
         if complete:
             self._length, self._last_raw = length, last_raw
         else:  # (the cursor, mark included, is taken in when the caller places it: until
@@ -665,7 +666,7 @@ class RedisLog(LogStore):
         """Take in the cursor of the last ends read (length, last item and change mark, all
         of one snapshot), the caller holding ``before_tail`` items before its tail's item
         ``tail_from``."""
-        length, tail, last_raw, mark = self._ends_sizes
+        length, tail, last_raw, mark = self._ends_cursor
         self._length, self._last_raw, self._mark = length, last_raw, mark
         self._shift = (length - tail + tail_from) - before_tail
 

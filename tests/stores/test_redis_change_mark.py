@@ -334,7 +334,7 @@ def ends_taken_before_placed(monkeypatch: Any) -> None:
 
     async def eager(self: RedisLog, head: int, tail: int, *, locate: bool) -> Any:
         ends = await read(self, head, tail, locate=locate)
-        self._length, _, self._last_raw, self._mark = self._ends_sizes
+        self._length, _, self._last_raw, self._mark = self._ends_cursor
         return ends
 
     monkeypatch.setattr(RedisLog, "_ends_read", eager)
