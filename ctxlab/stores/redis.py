@@ -555,9 +555,11 @@ class RedisLog(LogStore):
         self._mark: str | None = None
         self._marked = tagged and not blind
         # positions the caller's index does not have (a first read by the ends: the middle
-        # of the log stands there as one item; see place_ends)
+        # of the log stands there as one item; see place_ends. None after place_located)
         self._shift = 0
-        self._ends_sizes = (0, 0)
+        # the cursor of the last ends read, taken in when placed: (length, tail size, last
+        # raw item, change mark)
+        self._ends_cursor: tuple[int, int, Any, str | None] = (0, 0, "", None)
 
     # -- helpers ---------------------------------------------------------------------------
     def _last_digest(self) -> str:
@@ -626,20 +628,47 @@ class RedisLog(LogStore):
         return Delta(keep, items, self._state_delta(state))
 
     async def _read_ends(self, head: int, tail: int) -> Ends:
+        return await self._ends_read(head, tail, locate=False)
+
+    #: The ENDS script reads the list's length in the same snapshot: where the tail starts.
+    locates_tail: ClassVar[bool] = True
+
+    async def _read_ends_located(self, head: int, tail: int) -> Ends:
+        return await self._ends_read(head, tail, locate=True)
+
+    async def _ends_read(self, head: int, tail: int, *, locate: bool) -> Ends:
         keys, args = self._call_args(head, tail)
         reply = await self.state.run(self._scripts.ends, keys, args)
         _, state = self._finish(reply)
         length, first, last = int(reply[4][0]), reply[4][1], reply[4][2]
-        self._length, self._shift = length, 0
-        self._last_raw = (last or first or [""])[-1]
-        self._ends_sizes = (length, len(last))
+        complete = len(first) + len(last) >= length
+        last_raw = (last or first or [""])[-1]
+        self._shift = 0
+        self._ends_cursor = (length, len(last), last_raw, self._mark)
+        if complete:
+            self._length, self._last_raw = length, last_raw
+        else:  # (the cursor, mark included, is taken in when the caller places it: until
+            # then a sync reads the whole log and never takes the in-step shortcut)
+            self._length, self._last_raw, self._mark = 0, "", None
         return Ends(self._decode(first), self._decode(last), self._state_delta(state),
-                    complete=len(first) + len(last) >= length)
+                    complete=complete,
+                    tail_start=length - len(last) if locate and not complete else None)
 
     def place_ends(self, head_kept: int, tail_from: int) -> None:
-        length, tail = self._ends_sizes
         # the caller's positions: head_kept items, one for the middle, then the tail's rest
-        self._shift = (length - tail + tail_from) - (head_kept + 1)
+        self._place(head_kept + 1, tail_from)
+
+    def place_located(self, head_kept: int, tail_from: int, hole: int) -> None:
+        # the middle as ``hole`` items: the caller's positions are the log's (no shift)
+        self._place(head_kept + hole, tail_from)
+
+    def _place(self, before_tail: int, tail_from: int) -> None:
+        """Take in the cursor of the last ends read (length, last item and change mark, all
+        of one snapshot), the caller holding ``before_tail`` items before its tail's item
+        ``tail_from``."""
+        length, tail, last_raw, mark = self._ends_cursor
+        self._length, self._last_raw, self._mark = length, last_raw, mark
+        self._shift = (length - tail + tail_from) - before_tail
 
     async def _append(self, items: list[dict[str, Any]]) -> Delta:
         payloads = [json.dumps(item, separators=(",", ":")) for item in items]

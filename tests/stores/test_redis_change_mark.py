@@ -7,10 +7,15 @@ ctxlab writer's append, a pop and an append that leave the length as it was, a s
 saved by another writer (the log untouched), a program pushing behind ctxlab's back (the
 mark untouched), keys that expired and were written anew to the same length, the SDK's own
 ``RedisSession`` popping and appending on its layout, and another session object's turn
-seen through ``get_items``. Then the deliberately broken fast paths: a read that skips the
-store when it knows a mark, a shortcut by length alone, one by mark alone, a summary write
-that sets no mark, and marks trusted on the SDK's layout; each must fail the scenarios that
-guard what it breaks. The scenarios run on a Redis server and on a Redis Cluster.
+seen through ``get_items``. A first read by the log's ends takes in the cursor and its mark
+only when the caller places it (``place_ends``, ``place_located``): placed, the reader is in
+step and sees the next append in the caller's positions; not placed, its next sync reads
+the whole log; and a summarizing session's bounded first read (the fold checkpoint) sees
+another session's later turn. Then the deliberately broken fast paths: a read that skips
+the store when it knows a mark, a shortcut by length alone, one by mark alone, a summary
+write that sets no mark, marks trusted on the SDK's layout, and an ends read that takes in
+the cursor before it is placed; each must fail the scenarios that guard what it breaks.
+The scenarios run on a Redis server and on a Redis Cluster.
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ from typing import Any
 
 import pytest
 
-from ctxlab import TrimmingSession
+from ctxlab import SummarizingSession, TrimmingSession
+from ctxlab.core.partial_log import PartialLog
 from ctxlab.stores import RedisStore
 from ctxlab.stores import redis as redis_module
 from ctxlab.stores.base import Delta
@@ -30,7 +36,7 @@ from ctxlab.stores.redis import RedisLog, RedisStateStore
 from ctxlab.stores.redis_lua import CAS, SYNC
 
 from conftest import arun, assistant, user
-from store_backends import TIMEOUTS
+from store_backends import TIMEOUTS, conversation, turn
 
 pytestmark = pytest.mark.redis
 
@@ -152,6 +158,61 @@ async def another_sessions_turn_through_get_items(client: Any, prefix: str) -> N
         "get_items missed another session object's turn"
 
 
+LONG = conversation(30)  # 120 items: more than a first read's ends (16 + 64)
+
+
+async def a_located_read_then_an_append(client: Any, prefix: str) -> None:
+    store = RedisStore(fresh("ends"), client=client, key_prefix=prefix)
+    await store.log().append(LONG)
+    reader = store.log()
+    ends = await reader.read_ends(2, 3, locate=True)
+    assert ends is not None and not ends.complete and ends.tail_start == len(LONG) - 3
+    reader.place_located(2, 0, ends.tail_start - 2)  # (the middle as its true length)
+    quiet = await reader.sync()
+    assert quiet.keep == len(LONG) and quiet.items == [], \
+        "a reader placed after a located read missed nothing yet was told of a change"
+    await store.log().append([user("q1")])
+    delta = await reader.sync()
+    assert (delta.keep, delta.items) == (len(LONG), [user("q1")]), \
+        "a reader placed after a located read missed another writer's append"
+
+
+async def an_ends_read_not_yet_placed(client: Any, prefix: str) -> None:
+    store = RedisStore(fresh("ends"), client=client, key_prefix=prefix)
+    await store.log().append(LONG)
+    reader = store.log()
+    for locate in (False, True):
+        ends = await reader.read_ends(2, 3, locate=locate)
+        assert ends is not None and not ends.complete
+        delta = await reader.sync()  # (not placed: the caller's index holds nothing)
+        assert caught_up([], delta) == LONG, \
+            "a sync after an ends read that was not placed missed the log"
+        reader.reset_cursor()
+
+
+async def a_turn_after_a_checkpoint_read(client: Any, prefix: str) -> None:
+    sid, settings = fresh("fold"), {"keep_last_n_turns": 2, "context_limit": 4}
+
+    def opened() -> SummarizingSession:
+        return SummarizingSession(store=RedisStore(sid, client=client, key_prefix=prefix),
+                                  **settings)
+
+    writer = opened()
+    await writer.store.append(LONG)
+    for batch in turn(30):
+        await writer.add_items(batch)
+    assert writer.summary is not None
+    mine = opened()
+    await mine.get_items()
+    assert isinstance(mine._log, PartialLog), "the first read did not use the checkpoint"
+    assert await mine.get_items() == await writer.get_items()
+    theirs = opened()
+    for batch in turn(31, "later"):
+        await theirs.add_items(batch)
+    assert await mine.get_items() == await theirs.get_items(), \
+        "a session read by its fold checkpoint missed another session's turn"
+
+
 SCENARIOS: dict[str, Scenario] = {
     "another writer appends": another_writer_appends,
     "a pop and an append keep the length": a_pop_and_an_append_keep_the_length,
@@ -160,6 +221,9 @@ SCENARIOS: dict[str, Scenario] = {
     "expired and written anew": expired_and_written_anew,
     "the SDK pops and appends on its layout": the_sdk_pops_and_appends_on_its_layout,
     "another session's turn through get_items": another_sessions_turn_through_get_items,
+    "a located read then an append": a_located_read_then_an_append,
+    "an ends read not yet placed": an_ends_read_not_yet_placed,
+    "a turn after a checkpoint read": a_turn_after_a_checkpoint_read,
 }
 
 #: The SDK's RedisSession refuses cluster clients.
@@ -263,6 +327,19 @@ def marks_on_the_sdk_layout(monkeypatch: Any) -> None:
     monkeypatch.setattr(RedisLog, "__init__", marked)
 
 
+def ends_taken_before_placed(monkeypatch: Any) -> None:
+    """An ends read that takes in the length, last item and mark it read at once (before
+    the caller places its cursor, or decides not to)."""
+    read = RedisLog._ends_read
+
+    async def eager(self: RedisLog, head: int, tail: int, *, locate: bool) -> Any:
+        ends = await read(self, head, tail, locate=locate)
+        self._length, _, self._last_raw, self._mark = self._ends_cursor
+        return ends
+
+    monkeypatch.setattr(RedisLog, "_ends_read", eager)
+
+
 BROKEN: dict[str, tuple[Callable[[Any], None], list[str]]] = {
     "a read that skips the store": (skip_the_store, [
         "another writer appends", "a pop and an append keep the length",
@@ -277,6 +354,8 @@ BROKEN: dict[str, tuple[Callable[[Any], None], list[str]]] = {
         "another writer saves a summary"]),
     "marks trusted on the SDK's layout": (marks_on_the_sdk_layout, [
         "the SDK pops and appends on its layout"]),
+    "an ends read that takes in the cursor before it is placed": (ends_taken_before_placed, [
+        "an ends read not yet placed"]),
 }
 
 
