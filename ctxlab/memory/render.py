@@ -388,6 +388,20 @@ def render_state(
     """The state as compact text ("" while it is empty); at most ``max_tokens`` tokens, in
     lines of at most ``width`` display columns (a Chinese character takes two; None: no
     wrapping)."""
+    _check_limits(max_milestones, max_superseded, max_tokens, width)
+    if state.is_empty():
+        return ""
+    language = state.language if state.language in _WORDS else "en"
+    build = _builder(state, _Layout(_WORDS[language], language, width),
+                     _replaced_values(state))
+    milestones = state.milestones[-max_milestones:] if max_milestones else []
+    superseded = state.history[-max_superseded:] if max_superseded else []
+    return _fit(build, milestones, superseded, max_tokens)
+
+
+def _check_limits(max_milestones: int, max_superseded: int, max_tokens: int,
+                  width: int | None) -> None:
+    """A clear ValueError for a limit of :func:`render_state` that is not a valid one."""
     for name, value in (
         ("max_milestones", max_milestones),
         ("max_superseded", max_superseded),
@@ -398,13 +412,12 @@ def render_state(
     if width is not None and (isinstance(width, bool) or not isinstance(width, int)
                               or width < MIN_WIDTH):
         raise ValueError(f"width must be None or an integer >= {MIN_WIDTH}, got {width!r}")
-    if state.is_empty():
-        return ""
-    language = state.language if state.language in _WORDS else "en"
-    build = _builder(state, _Layout(_WORDS[language], language, width),
-                     _replaced_values(state))
-    milestones = state.milestones[-max_milestones:] if max_milestones else []
-    superseded = state.history[-max_superseded:] if max_superseded else []
+
+
+def _fit(build: Callable[[list[Any], list[Any]], str], milestones: list[Any],
+         superseded: list[Any], max_tokens: int) -> str:
+    """The message within ``max_tokens``: the oldest milestone or superseded value (of the
+    longer list) goes first; if only the fixed lines are left, they are cut by characters."""
     counter = get_token_counter(DEFAULT_ENCODING)
     text = build(milestones, superseded)
     while counter.count(text) > max_tokens and (milestones or superseded):
