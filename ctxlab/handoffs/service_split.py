@@ -215,34 +215,48 @@ def split_services(items: Sequence[Item], schema: Any, *,
         replies = [item_text(items[i]) for i in turn.indices[1:]
                    if items[i].get("role") == "assistant"]
         _assign(state, schema, text, (previous_reply, " ".join(replies)), threshold)
-        if (len(state.issues), state.current) != before and state.pending:
-            for number in state.pending:  # "I need a place in Concord." before the cue
-                _move(state, assignment, number, state.current)
-            state.pending.clear()
-        assignment.append(state.current)
-        if waiting and (len(state.issues), state.current) == before:
-            state.pending.append(turn.number)
+        _place(state, assignment, turn.number, before=before, waiting=waiting)
         if state.current != CUSTOMER:
             _join(state, schema, items, turn, text,
                   previous=CUSTOMER if waiting else before[1],
                   opened=len(state.issues) > before[0])
-        state.said.append(text)
         previous_reply = replies[-1] if replies else ""
-        state.around = next(iter(schema.around(text)[-1:]), None)
-        service = _service(state)
-        if service is not None and state.around is None:
-            for reply in replies:
-                for name in misleading_names(reply, service, schema):
-                    state.venues.setdefault(name, service)
-        if _closing(text, schema):
-            state.open.clear()
-            state.closed = True
-            state.since = len(state.said)
+        _after_turn(state, schema, text, replies)
     _carried(state)
     issues = tuple(Issue(n + 1, service, tuple(sorted(set(turns))),
                          state.context.get(n + 1, ()))
                    for n, (service, turns) in enumerate(state.issues))
     return IssueSplit(tuple(items), tuple(assignment), issues)
+
+
+def _place(state: _State, assignment: list[int], number: int, *,
+           before: tuple[int, int], waiting: bool) -> None:
+    """Turn ``number`` takes the current issue. If it opened or switched to one, the turns
+    waiting for a cue join it; a turn while waiting that changed nothing waits too."""
+    moved = (len(state.issues), state.current) != before
+    if moved and state.pending:
+        for waited in state.pending:  # "I need a place in Concord." before the cue
+            _move(state, assignment, waited, state.current)
+        state.pending.clear()
+    assignment.append(state.current)
+    if waiting and not moved:
+        state.pending.append(number)
+
+
+def _after_turn(state: _State, schema: ServiceSchema, text: str, replies: list[str]) -> None:
+    """What a turn leaves for the next ones: what was said, the service asked for around a
+    venue, the venues the agent's replies named for the current service, and a goodbye."""
+    state.said.append(text)
+    state.around = next(iter(schema.around(text)[-1:]), None)
+    service = _service(state)
+    if service is not None and state.around is None:
+        for reply in replies:
+            for name in misleading_names(reply, service, schema):
+                state.venues.setdefault(name, service)
+    if _closing(text, schema):
+        state.open.clear()
+        state.closed = True
+        state.since = len(state.said)
 
 
 def _join(state: _State, schema: ServiceSchema, items: Sequence[Item], turn: Any, text: str,
