@@ -163,20 +163,7 @@ def split_issues(items: Sequence[Item], schema: Any = None) -> IssueSplit:
     assignment: list[int] = []
     for turn in seg.turns:
         text = item_text(items[turn.start]) if is_user_message(items[turn.start]) else ""
-        named = devices_in(text)
-        new = [d for d in named if d not in subjects]
-        known = [d for d in named if d in subjects]
-        if new:
-            current = len(subjects) + 1
-            subjects[new[0]] = current
-        elif known:
-            resumed = devices_in(" ".join(m.group(1) or m.group(2) or ""
-                                          for m in _RESUME.finditer(text)))
-            current = subjects[next((d for d in resumed if d in subjects), known[-1])]
-        else:
-            owner = _owner(text, owners)
-            if owner is not None:
-                current = owner
+        current = _issue_of(text, subjects, owners, current)
         assignment.append(current)
         turns.setdefault(current, []).append(turn.number)
         if current != CUSTOMER:
@@ -185,6 +172,25 @@ def split_issues(items: Sequence[Item], schema: Any = None) -> IssueSplit:
                     owners.setdefault(fact.value, current)
     issues = tuple(Issue(n, subject, tuple(turns.get(n, ()))) for subject, n in subjects.items())
     return IssueSplit(tuple(items), tuple(assignment), issues)
+
+
+def _issue_of(text: str, subjects: dict[str, int], owners: Mapping[str, int],
+              current: int) -> int:
+    """The issue a user turn saying ``text`` belongs to: a new device opens one (added to
+    ``subjects``), a known device (the one it resumes, else the last named) returns to its
+    issue, an identifier to its owner's; otherwise the turn stays with ``current``."""
+    named = devices_in(text)
+    new = [d for d in named if d not in subjects]
+    known = [d for d in named if d in subjects]
+    if new:
+        subjects[new[0]] = len(subjects) + 1
+        return subjects[new[0]]
+    if known:
+        resumed = devices_in(" ".join(m.group(1) or m.group(2) or ""
+                                      for m in _RESUME.finditer(text)))
+        return subjects[next((d for d in resumed if d in subjects), known[-1])]
+    owner = _owner(text, owners)
+    return owner if owner is not None else current
 
 
 def _owner(text: str, owners: Mapping[str, int]) -> int | None:
