@@ -217,6 +217,27 @@ def _find(found: list[Value], taken: list[tuple[int, int]], kind: str, pattern: 
             _claim(found, taken, kind, text, m.start("v"), m.end("v"))
 
 
+def _claim_known(found: list[Value], taken: list[tuple[int, int]], text: str,
+                 known: Iterable[str]) -> None:
+    """Claim the ``known`` values (as categories) where ``text`` says them as whole words,
+    the longest first."""
+    for value in sorted(set(known), key=len, reverse=True):
+        if value.strip():
+            pattern = r"(?<![\w])" + re.escape(value.strip()) + r"(?![\w])"
+            for m in re.finditer(pattern, text, re.IGNORECASE):
+                _claim(found, taken, "category", text, m.start(), m.end())
+
+
+def _claim_names(found: list[Value], taken: list[tuple[int, int]], text: str) -> None:
+    """Claim the parts of English names not yet taken that start with a capital."""
+    for begin, end in _english_names(text):
+        for lo, hi in _free_parts(begin, end, taken):
+            chunk = text[lo:hi].strip(" ,")
+            if chunk and chunk[0].isupper():
+                at = text.index(chunk, lo)
+                _claim(found, taken, "name", text, at, at + len(chunk))
+
+
 def find_values(text: str, *, known: Iterable[str] = (), language: str | None = None
                 ) -> list[Value]:
     """The values ``text`` establishes, in text order (see the module docstring)."""
@@ -225,11 +246,7 @@ def find_values(text: str, *, known: Iterable[str] = (), language: str | None = 
     language = language or language_of(text)
     found: list[Value] = []
     taken: list[tuple[int, int]] = []
-    for value in sorted(set(known), key=len, reverse=True):
-        if value.strip():
-            pattern = r"(?<![\w])" + re.escape(value.strip()) + r"(?![\w])"
-            for m in re.finditer(pattern, text, re.IGNORECASE):
-                _claim(found, taken, "category", text, m.start(), m.end())
+    _claim_known(found, taken, text, known)
     if language == "zh":
         for kind, begin, end in _chinese_phrases(text):
             _claim(found, taken, kind, text, begin, end)
@@ -238,12 +255,7 @@ def find_values(text: str, *, known: Iterable[str] = (), language: str | None = 
     for kind, pattern in [p for p in patterns if p[0] not in late]:
         _find(found, taken, kind, pattern, text, language)
     if language != "zh":
-        for begin, end in _english_names(text):
-            for lo, hi in _free_parts(begin, end, taken):
-                chunk = text[lo:hi].strip(" ,")
-                if chunk and chunk[0].isupper():
-                    at = text.index(chunk, lo)
-                    _claim(found, taken, "name", text, at, at + len(chunk))
+        _claim_names(found, taken, text)
     for kind, pattern in [p for p in patterns if p[0] in late]:
         _find(found, taken, kind, pattern, text, language)
     return sorted(found, key=lambda v: v.start)
