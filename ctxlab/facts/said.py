@@ -50,6 +50,11 @@ class StatementBook:
             if earlier is not None:
                 earlier.until = self.turn
         self.statements.append(Said(statement.kind, statement.topic, statement.text, self.turn))
+        self._bound_statements(statement)
+
+    def _bound_statements(self, statement: Statement) -> None:
+        """Keep at most MAX_STATEMENTS of ``statement``'s kind in force (the oldest end) and
+        MAX_REVISIONS ended ones of its kind and topic (the oldest are dropped)."""
         in_force = self.current_statements(statement.kind)
         for old in in_force[: max(0, len(in_force) - MAX_STATEMENTS)]:
             old.until = self.turn
