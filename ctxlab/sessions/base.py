@@ -37,14 +37,13 @@ from agents.memory import SessionSettings
 
 from ..core.items import clone
 from ..core.ledger import Ledger
-from ..core.partial_log import PartialLog
 from ..core.rawlog import RawLog
 from ..core.redaction import ItemRedactor, as_redactor
 from ..core.session_ids import new_session_id
 from ..core.tokens import TokenCounter, get_token_counter
 from ..policies.base import Window
 from ..policies.invariants import enforce, is_proven
-from ..stores.base import Delta, LogStore, StoredState
+from ..stores.base import LogStore, StoredState
 from ..stores.registry import open_store
 from .batches import check_batch, check_redacted, redact_batch
 from .checkpoints import CheckpointsMixin, StoreArg
@@ -52,6 +51,7 @@ from .first_read import read_view
 from .lease import lease_owner
 from .listeners import ChangeListeners
 from .locks import ThreadSafeAsyncLock
+from .store_sync import StoreSync
 from .view import View, build_ledger, build_view
 
 logger = logging.getLogger("ctxlab.sessions")
@@ -73,7 +73,7 @@ def check_limit(limit: Any) -> int | None:
     return limit
 
 
-class MemorySession(CheckpointsMixin, ChangeListeners):
+class MemorySession(CheckpointsMixin, ChangeListeners, StoreSync):
     """Base class of ctxlab's sessions (implements the Agents SDK ``Session`` protocol).
 
     Subclasses implement :meth:`_window` by calling their policy: a registered strategy's
@@ -270,61 +270,6 @@ class MemorySession(CheckpointsMixin, ChangeListeners):
         with options of its own (a summarizer, timeouts) adds them."""
         return {"session_settings": self.session_settings, "token_counter": self._counter,
                 "redactor": self._redactor}
-
-    # -- keeping the index in step with the store -------------------------------------
-    async def _sync(self) -> None:
-        """Catch up with the store (call under the lock). A store this session made for
-        itself in memory has no other writers and is always in step."""
-        if self._private_store:
-            return
-        if isinstance(self._log, PartialLog):  # (a first read loaded the ends only)
-            self._install(None)
-        delta = await self._store.sync()
-        if delta.items or delta.state is not None or delta.keep != len(self._log):
-            await self._apply_delta(delta)  # (else nothing changed: the usual read)
-
-    def _install(self, log: RawLog | None) -> None:
-        """Make ``log`` the index (None: an empty one, with the store's cursor reset so
-        the next sync returns the whole log)."""
-        if log is None:
-            self._store.reset_cursor()
-            log = RawLog(self._counter)
-        log.version = self._log.version + 1
-        self._log = log
-        self._cache = None
-
-    def _append_in_step(self, delta: Delta, checked: set[int]) -> bool:
-        """The common write: the store appended right after what the index holds and sent
-        no new state; True when done (else :meth:`_apply_delta` does the rest)."""
-        if delta.keep != len(self._log) or delta.state is not None or not delta.items:
-            return False
-        self._log.extend(delta.items, checked=checked)
-        self._notify()
-        return True
-
-    async def _apply_delta(self, delta: Delta, *, checked: set[int] | frozenset[int] = frozenset()
-                     ) -> None:
-        """Bring the index in line with a :class:`~ctxlab.stores.base.Delta` (under the lock);
-        ``checked`` holds the ``id()`` s of items this session validated itself."""
-        log = self._log
-        if isinstance(log, PartialLog) and delta.keep < len(log):  # items went: load all
-            self._install(None)
-            log, delta = self._log, await self._store.sync()
-        if delta.keep > len(log):  # out of step (an earlier apply failed half-way): re-read
-            self._store.reset_cursor()
-            log.clear()
-            delta = await self._store.sync()
-        shrank = delta.keep < len(log)
-        if shrank:
-            log.truncate(delta.keep)
-        if delta.items:
-            log.extend(delta.items, checked=checked)
-        if delta.state is not None:
-            self._stored = delta.state
-        if shrank or delta.state is not None:
-            await self._on_change(shrank=shrank, state=delta.state)
-        if shrank or delta.items or delta.state is not None:
-            self._notify()
 
     def _export_state(self) -> Mapping[str, Any] | None:
         """The strategy's state as saved in the store (and in checkpoints)."""
