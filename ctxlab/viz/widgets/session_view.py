@@ -9,18 +9,14 @@ from typing import Any
 import ipywidgets as widgets
 
 from ...core.ledger import STATES, Ledger, LedgerEntry
+from .chip_looks import ChipLooks
 from .chips import (
     ChipGroup,
-    chip_label,
-    chip_tooltip,
     group_entries,
-    state_color,
-    text_color,
     unsent_runs,
 )
 from .follow import SessionFollower, is_ledger_source
 from .render import (
-    chip_classes,
     detail_html,
     group_label_html,
     header_html,
@@ -45,8 +41,6 @@ def as_ledger(value: Any) -> Ledger:
 
 
 
-SELECTED = "2px solid #000000"
-UNSELECTED = "2px solid transparent"
 #: Every part of the view keeps its natural height. ipywidgets boxes are flex containers
 #: whose children may shrink (their ``overflow: auto`` lets them), so inside a box of fixed
 #: height (the replay's scrolling body) rows would otherwise be squashed to a few pixels
@@ -109,8 +103,7 @@ class SessionView(SessionFollower, widgets.VBox):
         self._groups: list[ChipGroup] = []
         self._chip_entries: list[LedgerEntry] = []
         self._pool: list[widgets.Button] = []
-        self._chip_layouts: dict[bool, widgets.Layout] = {}
-        self._chip_styles: dict[str, widgets.ButtonStyle] = {}
+        self._looks = ChipLooks()  # the layouts and styles all chips share
         self._rows: list[tuple[widgets.HBox, widgets.HTML, widgets.HBox]] = []
         self._run_rows: list[tuple[widgets.HBox, widgets.HTML, widgets.Button, widgets.HTML]] = []
         self._shown: list[widgets.Widget] = []  # groups_box's rows, without the detail pane
@@ -216,7 +209,7 @@ class SessionView(SessionFollower, widgets.VBox):
                        "</div>")
         buttons = self._pool[group.start : group.start + len(group.entries)]
         for offset, (button, entry) in enumerate(zip(buttons, group.entries, strict=True)):
-            self._style_chip(button, entry)
+            self._looks.dress(button, entry)
             self._row_of[group.start + offset] = len(self._shown)
         chips.children = tuple(buttons)
         row._dom_classes = ("ctxlab-group", f"ctxlab-group-{group.key.replace(':', '-')}")
@@ -271,8 +264,8 @@ class SessionView(SessionFollower, widgets.VBox):
             )
         entry = self._chip_entries[position]
         if self._selected_at is not None and self._selected_at < len(self._chip_entries):
-            self._pool[self._selected_at].layout = self._chip_layout(False)
-        self._pool[position].layout = self._chip_layout(True)
+            self._pool[self._selected_at].layout = self._looks.layout(False)
+        self._pool[position].layout = self._looks.layout(True)
         self.selected, self._selected_at = entry, position
         self.detail.value = detail_html(entry)
         self._place_detail(position)
@@ -290,37 +283,13 @@ class SessionView(SessionFollower, widgets.VBox):
                 return n
         return None
 
-    # Every chip of a view shares two layouts (selected or not) and one style per state:
-    # one widget model per chip instead of three, so a long conversation's hundreds of
-    # chips reach the browser sooner.
-    def _chip_layout(self, selected: bool) -> widgets.Layout:
-        if selected not in self._chip_layouts:
-            self._chip_layouts[selected] = widgets.Layout(
-                width="auto", height="24px", margin="2px", padding="0 8px",
-                border=SELECTED if selected else UNSELECTED)
-        return self._chip_layouts[selected]
-
-    def _chip_style(self, state: str) -> widgets.ButtonStyle:
-        if state not in self._chip_styles:
-            color = state_color(state)
-            self._chip_styles[state] = widgets.ButtonStyle(button_color=color,
-                                                           text_color=text_color(color))
-        return self._chip_styles[state]
-
     def _ensure_pool(self, size: int) -> None:
         while len(self._pool) < size:
             slot = len(self._pool)
-            button = widgets.Button(layout=self._chip_layout(False),
-                                    style=self._chip_style("dropped"))
+            button = widgets.Button(layout=self._looks.layout(False),
+                                    style=self._looks.style("dropped"))
             button.on_click(lambda _button, slot=slot: self.select(slot))
             self._pool.append(button)
-
-    def _style_chip(self, button: widgets.Button, entry: LedgerEntry) -> None:
-        button.description = chip_label(entry)
-        button.tooltip = chip_tooltip(entry)
-        button.style = self._chip_style(entry.state)
-        button.layout = self._chip_layout(False)
-        button._dom_classes = chip_classes(entry)
 
     def _row(self, n: int) -> tuple[widgets.HBox, widgets.HTML, widgets.HBox]:
         while len(self._rows) <= n:
