@@ -280,7 +280,7 @@ class SupportState(BaseModel):
         for path, values in patch.add.items():
             changes += self._add_values(path, values)
         changes += self._milestones(patch.milestones, turn)
-        changes += self._statements(patch, turn)
+        changes += _statements(self, patch, turn)
         changes += self._next_action(patch.next_action)
         changes += self._language(patch)
         if turn is not None:
@@ -389,7 +389,7 @@ class SupportState(BaseModel):
         name = name.strip() if isinstance(name, str) else ""
         devices = list(self.issue.devices)
         current = devices[-1] if devices else None
-        target = self._device_for(devices, name, serial)
+        target = _device_for(devices, name, serial)
         if target is None or (target is current and not (name and target.name is None)):
             return []
         devices = [d for d in devices if d is not target]
@@ -405,23 +405,6 @@ class SupportState(BaseModel):
                     self.sources.pop(path, None)
         return [Change(field="issue.devices", old=current.name if current else None,
                        new=target.name)]
-
-    @staticmethod
-    def _device_for(devices: list[Device], name: str, serial: str | None) -> Device | None:
-        """The device a turn naming ``name`` (or giving ``serial``) is about (see
-        :meth:`_switch_device`); a new :class:`Device` for a new name; None: unchanged."""
-        current = devices[-1] if devices else None
-        if name:
-            known = next((d for d in devices if d.name == name), None)
-            if known is not None:
-                return known
-            return current if current is not None and current.name is None else Device()
-        if not serial:
-            return None
-        owner = next((d for d in devices if d.serial == serial), None)
-        if owner is not None or current is None or not current.serial:
-            return owner
-        return next((d for d in reversed(devices) if d.serial is None), None)
 
     def _device_value(self, path: str, value: str) -> None:
         """Record a device field's value on the current device (creating an unnamed one
@@ -439,41 +422,6 @@ class SupportState(BaseModel):
         attr = _DEVICE_ATTR[path]
         return getattr(self.issue.devices[-1], attr) != old and any(
             getattr(d, attr) == old for d in self.issue.devices[:-1])
-
-    def _statements(self, patch: StatePatch, turn: int | None) -> list[Change]:
-        """Constraints and commitments, by the rule of
-        :func:`ctxlab.facts.statements.current_statements`: a revision replaces the earlier
-        constraint on its topic, a promise replaces the one about the same thing, a "done"
-        report ends it; a repeat changes nothing."""
-        changes: list[Change] = []
-        for kind, texts in (("constraints", patch.constraints),
-                            ("commitments", patch.commitments)):
-            for text in texts:
-                statement = as_statement(kind[:-1], text)  # type: ignore[arg-type]
-                if statement is None:
-                    continue
-                current: list[Noted] = list(getattr(self, kind))
-                if any(n.text == statement.text for n in current):
-                    continue
-                if kind == "commitments":
-                    current = [n for n in current if n.topic != statement.topic]
-                elif statement.revises:
-                    same = closest([n for n in current if n.topic == statement.topic],
-                                   statement.text, lambda n: n.text)
-                    if same is not None:
-                        current.remove(same)
-                current.append(Noted(topic=statement.topic, text=statement.text, turn=turn))
-                setattr(self, kind, current)
-                changes.append(Change(field=kind, new=statement.text))
-        for text in patch.done:
-            done = as_statement("done", text)
-            if done is None:
-                continue
-            kept = [n for n in self.commitments if not same_promise(n.topic, done.topic)]
-            if len(kept) != len(self.commitments):
-                self.commitments = kept
-                changes.append(Change(field="commitments", old=text))
-        return changes
 
     def clone(self) -> SupportState:
         """An independent copy, cheap even with a long history (milestones and superseded
@@ -515,3 +463,56 @@ def _check_path(path: str, allowed: tuple[str, ...]) -> str:
     if path not in allowed:
         raise ValueError(f"unknown state field {path!r}; expected one of: {', '.join(allowed)}")
     return path
+
+
+def _device_for(devices: list[Device], name: str, serial: str | None) -> Device | None:
+    """The device a turn naming ``name`` (or giving ``serial``) is about (see
+    :meth:`SupportState._switch_device`); a new :class:`Device` for a new name; None: unchanged."""
+    current = devices[-1] if devices else None
+    if name:
+        known = next((d for d in devices if d.name == name), None)
+        if known is not None:
+            return known
+        return current if current is not None and current.name is None else Device()
+    if not serial:
+        return None
+    owner = next((d for d in devices if d.serial == serial), None)
+    if owner is not None or current is None or not current.serial:
+        return owner
+    return next((d for d in reversed(devices) if d.serial is None), None)
+
+
+def _statements(state: SupportState, patch: StatePatch, turn: int | None) -> list[Change]:
+    """Apply ``patch``'s constraints and commitments to ``state``, by the rule of
+    :func:`ctxlab.facts.statements.current_statements`: a revision replaces the earlier
+    constraint on its topic, a promise replaces the one about the same thing, a "done"
+    report ends it; a repeat changes nothing."""
+    changes: list[Change] = []
+    for kind, texts in (("constraints", patch.constraints),
+                        ("commitments", patch.commitments)):
+        for text in texts:
+            statement = as_statement(kind[:-1], text)  # type: ignore[arg-type]
+            if statement is None:
+                continue
+            current: list[Noted] = list(getattr(state, kind))
+            if any(n.text == statement.text for n in current):
+                continue
+            if kind == "commitments":
+                current = [n for n in current if n.topic != statement.topic]
+            elif statement.revises:
+                same = closest([n for n in current if n.topic == statement.topic],
+                               statement.text, lambda n: n.text)
+                if same is not None:
+                    current.remove(same)
+            current.append(Noted(topic=statement.topic, text=statement.text, turn=turn))
+            setattr(state, kind, current)
+            changes.append(Change(field=kind, new=statement.text))
+    for text in patch.done:
+        done = as_statement("done", text)
+        if done is None:
+            continue
+        kept = [n for n in state.commitments if not same_promise(n.topic, done.topic)]
+        if len(kept) != len(state.commitments):
+            state.commitments = kept
+            changes.append(Change(field="commitments", old=text))
+    return changes
