@@ -70,6 +70,7 @@ from .entities import (
 from .language import Language, LanguageCount
 from .said import StatementBook
 from .slots import SlotBook
+from .tracker_state import TRACKER_FORMAT, load_state, state_dict
 from .typed import ALL_FACT_KINDS, Found, facts_in_text, kinds_for
 
 #: Names of the tracker's record, importable from here as before the split.
@@ -86,9 +87,6 @@ _READING_ORDER: tuple[str, ...] = (
     "serial", "model", "firmware", "error_code",
     *(k for k in ALL_FACT_KINDS if k not in ("serial", "model", "firmware", "error_code")),
 )
-
-#: Version of :meth:`FactTracker.to_dict`'s format.
-TRACKER_FORMAT = 1
 
 _FLAGS = re.IGNORECASE
 
@@ -125,44 +123,12 @@ class FactTracker(SlotBook, StatementBook):
         self.dropped_devices = 0  # devices no longer kept (the least recently discussed)
         self.letters = LanguageCount()  # of the customer's messages
         if state is not None:
-            self._load(state)
+            load_state(self, state)
 
     # -- persistence -------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready copy of the state."""
-        return {
-            "format": TRACKER_FORMAT, "turn": self.turn, "seq": self.seq, "focus": self.focus,
-            "entities": [dict(vars(e)) for e in self.entities.values()],
-            "slots": [{"entity": s.entity, "kind": s.kind,
-                       "periods": [dict(vars(p)) for p in s.periods], "seen": dict(s.seen),
-                       "said": dict(s.said), "dropped": s.dropped}
-                      for s in self.slots.values()],
-            "statements": [dict(vars(s)) for s in self.statements],
-            "calls": dict(self.calls), "dropped_devices": self.dropped_devices,
-            "letters": [self.letters.cjk, self.letters.latin],
-        }
-
-    def _load(self, state: Mapping[str, Any]) -> None:
-        if not isinstance(state, Mapping) or int(state.get("format", 0)) != TRACKER_FORMAT:
-            raise ValueError("not a FactTracker state (or a format this ctxlab cannot read)")
-        self.turn = int(state.get("turn", 0))
-        self.seq = int(state.get("seq", 0))
-        self.focus = state.get("focus")
-        for raw in state.get("entities", ()):
-            entity = Entity(**raw)
-            self.entities[entity.id] = entity
-        for raw in state.get("slots", ()):
-            slot = Slot(raw["entity"], raw["kind"],
-                        [Period(**p) for p in raw.get("periods", ())],
-                        {str(k): int(v) for k, v in raw.get("seen", {}).items()},
-                        {str(k): int(v) for k, v in raw.get("said", {}).items()},
-                        int(raw.get("dropped", 0)))
-            self.slots[slot_key(slot.entity, slot.kind)] = slot
-        self.statements = [Said(**s) for s in state.get("statements", ())]
-        self.calls = {str(k): str(v) for k, v in state.get("calls", {}).items()}
-        self.dropped_devices = int(state.get("dropped_devices", 0))
-        letters = state.get("letters") or (0, 0)
-        self.letters = LanguageCount(int(letters[0]), int(letters[1]))
+        return state_dict(self)
 
     @property
     def language(self) -> Language:
