@@ -23,6 +23,7 @@ from unittest.mock import patch
 
 import pytest
 from agents.memory import SQLiteSession
+from first_read_spy import assert_bounded, count_fetched
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -38,7 +39,6 @@ from strategies import hard_history, history, messy_history
 #: session, which can only read everything or the newest items).
 ENDS_KINDS = tuple(k for k in KINDS if k != "encrypted")
 STORED_TURNS = 600  # 2,400 items (every turn: question, call, output, answer)
-BOUND = 400  # items a first read may fetch
 
 
 class FullLoadTrimming(TrimmingSession):
@@ -46,31 +46,6 @@ class FullLoadTrimming(TrimmingSession):
     first read loads the whole log (what every session did before)."""
 
     strategy = dataclasses.replace(TrimmingSession.strategy, tail_read=None)
-
-
-def count_fetched(session: Any) -> list[int]:
-    """Spy on the session's store: items each read returned (ends or sync deltas)."""
-    store, fetched = session.store, []
-    read_ends, sync = store.read_ends, store.sync
-
-    async def ends(head: int, tail: int) -> Any:
-        found = await read_ends(head, tail)
-        if found is not None:
-            fetched.append(len(found.head) + len(found.tail))
-        return found
-
-    async def synced() -> Any:
-        delta = await sync()
-        fetched.append(len(delta.items))
-        return delta
-
-    store.read_ends, store.sync = ends, synced
-    return fetched
-
-
-def assert_bounded(fetched: list[int], stored: int) -> None:
-    assert sum(fetched) <= BOUND, (
-        f"a first read fetched {sum(fetched)} of {stored} stored items (bound {BOUND})")
 
 
 @pytest.fixture(params=ENDS_KINDS)

@@ -24,6 +24,7 @@ from unittest.mock import patch
 
 import pytest
 from agents.memory import SQLiteSession
+from first_read_spy import assert_bounded, count_fetched
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -38,7 +39,6 @@ from strategies import hard_history, history
 
 ENDS_KINDS = tuple(k for k in KINDS if k != "encrypted")
 STORED_TURNS = 600  # 2,400 items
-BOUND = 400
 SETTINGS = {"keep_last_n_turns": 2, "context_limit": 4}
 
 
@@ -46,31 +46,6 @@ class FullLoadSummarizing(SummarizingSession):
     """The broken variant: no bounded first read (every first read loads the whole log)."""
 
     first_read = None
-
-
-def count_fetched(session: Any) -> list[int]:
-    """Spy on the session's store: items each read returned (ends or sync deltas)."""
-    store, fetched = session.store, []
-    read_ends, sync = store.read_ends, store.sync
-
-    async def ends(head: int, tail: int, **kw: Any) -> Any:
-        found = await read_ends(head, tail, **kw)
-        if found is not None:
-            fetched.append(len(found.head) + len(found.tail))
-        return found
-
-    async def synced() -> Any:
-        delta = await sync()
-        fetched.append(len(delta.items))
-        return delta
-
-    store.read_ends, store.sync = ends, synced
-    return fetched
-
-
-def assert_bounded(fetched: list[int], stored: int) -> None:
-    assert sum(fetched) <= BOUND, (
-        f"a first read fetched {sum(fetched)} of {stored} stored items (bound {BOUND})")
 
 
 @pytest.fixture(params=ENDS_KINDS)
