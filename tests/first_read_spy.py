@@ -3,7 +3,13 @@ and ``sync`` (shared by the first-read and fold-checkpoint tests)."""
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+from unittest.mock import patch
+
+from ctxlab.sessions import first_read
 
 BOUND = 400  # items a first read may fetch
 
@@ -31,3 +37,13 @@ def count_fetched(session: Any) -> list[int]:
 def assert_bounded(fetched: list[int], stored: int) -> None:
     assert sum(fetched) <= BOUND, (
         f"a first read fetched {sum(fetched)} of {stored} stored items (bound {BOUND})")
+
+
+@contextmanager
+def small_first_reads() -> Iterator[None]:
+    """First reads of 2 head and 3 tail items (partial logs from a few turns on), with the
+    budget warnings of such tiny windows silenced."""
+    with patch.object(first_read, "FIRST_HEAD", 2), patch.object(first_read, "FIRST_TAIL", 3), \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield

@@ -16,20 +16,18 @@ from __future__ import annotations
 import dataclasses
 import tempfile
 import uuid
-import warnings
 from pathlib import Path
 from typing import Any
-from unittest.mock import patch
 
 import pytest
 from agents.memory import SQLiteSession
-from first_read_spy import assert_bounded, count_fetched
+from first_read_spy import assert_bounded, count_fetched, small_first_reads
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctxlab import FirstLastSession, TokenTailSession, TrimmingSession
 from ctxlab.core.partial_log import PartialLog
-from ctxlab.sessions import first_read, strategies
+from ctxlab.sessions import strategies
 
 from conftest import arun
 from store_backends import KINDS, Backend, conversation, make_backend
@@ -150,15 +148,13 @@ def test_a_first_read_shows_what_the_whole_log_shows(db, spec, data):
     items = data.draw(long_history(), label="items")
     more = data.draw(st.one_of(st.just([]), history(max_turns=2)), label="appended")
     limit = data.draw(st.one_of(st.none(), st.integers(0, 12)), label="limit")
-    with patch.object(first_read, "FIRST_HEAD", 2), patch.object(first_read, "FIRST_TAIL", 3), \
-            warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with small_first_reads():
         arun(_compare(spec, params, items, more, limit, db))
 
 
 def test_the_comparison_sees_partial_reads(db):
     """The property above really runs on partial logs (not only on whole ones)."""
-    with patch.object(first_read, "FIRST_HEAD", 2), patch.object(first_read, "FIRST_TAIL", 3):
+    with small_first_reads():
         assert arun(_compare(strategies()[0], {"max_turns": 2}, conversation(30), [], None,
                              db))
 
@@ -213,9 +209,7 @@ def test_first_reads_match_the_whole_log_on_a_grid(db, spec):
                 partial += isinstance(ends._log, PartialLog)
         return partial
 
-    with patch.object(first_read, "FIRST_HEAD", 2), patch.object(first_read, "FIRST_TAIL", 3), \
-            warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with small_first_reads():
         assert arun(go()) > 0
 
 
@@ -250,7 +244,7 @@ def test_a_partial_session_stays_right_when_its_settings_or_reads_change(db):
         await other.raw_items()
         assert await again.get_items() == await other.get_items()
 
-    with patch.object(first_read, "FIRST_HEAD", 2), patch.object(first_read, "FIRST_TAIL", 3):
+    with small_first_reads():
         arun(go())
 
 

@@ -17,20 +17,17 @@ from __future__ import annotations
 
 import tempfile
 import uuid
-import warnings
 from pathlib import Path
 from typing import Any
-from unittest.mock import patch
 
 import pytest
 from agents.memory import SQLiteSession
-from first_read_spy import assert_bounded, count_fetched
+from first_read_spy import assert_bounded, count_fetched, small_first_reads
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctxlab import SummarizingSession
 from ctxlab.core.partial_log import PartialLog
-from ctxlab.sessions import first_read
 from ctxlab.sessions.fold_checkpoint import checkpoint
 
 from conftest import arun
@@ -161,17 +158,13 @@ def test_a_first_read_shows_what_the_whole_log_shows(db, data):
     more = data.draw(st.one_of(st.just([]), history(max_turns=5)), label="appended")
     change = data.draw(st.sampled_from(["none", "none", "pop", "old-format", "rewritten"]))
     limit = data.draw(st.one_of(st.none(), st.integers(0, 12)), label="limit")
-    with patch.object(first_read, "FIRST_HEAD", 2), patch.object(first_read, "FIRST_TAIL", 3), \
-            warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with small_first_reads():
         arun(_compare(params, items, more, change, limit, db))
 
 
 def test_the_comparison_sees_partial_reads(db):
     """The property above really runs on partial logs (not only on whole ones)."""
-    with patch.object(first_read, "FIRST_HEAD", 2), patch.object(first_read, "FIRST_TAIL", 3), \
-            warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with small_first_reads():
         assert arun(_compare(SETTINGS, conversation(30), [], "none", None, db))
 
 
@@ -180,9 +173,7 @@ def test_a_fold_due_is_seen_on_a_partial_read(db):
     counts the unfolded turns (the middle's turn count comes from the checkpoint) and says
     a fold is due, as the whole log does."""
     more = conversation(3, tag="later")
-    with patch.object(first_read, "FIRST_HEAD", 2), patch.object(first_read, "FIRST_TAIL", 3), \
-            warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with small_first_reads():
         assert arun(_compare({"keep_last_n_turns": 2, "context_limit": 3}, conversation(30),
                              more, "none", None, db))
 
