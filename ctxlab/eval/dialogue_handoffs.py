@@ -59,8 +59,11 @@ def _found(text: str, value: str, language: str) -> bool:
 
 def issue_turns(customer: Customer) -> dict[Issue, set[int]]:
     """Per real issue, the user turns (1-based over the whole chain) the annotations tie to
-    it: a turn whose state changes one of its slots, or that (with its reply) first says
-    one of its values; other turns go with the issue of the turn before."""
+    it: a turn whose state changes one of its slots, that asks for one of its slots (SGD's
+    requested slots: "Can I get their address?" is the therapist's turn, even though the
+    address the reply gives is first said there for the ride to it), or that (with its
+    reply) first says one of its values; other turns go with the issue of the turn
+    before."""
     out: dict[Issue, set[int]] = {}
     number = 0
     for day, dialogue in enumerate(customer.dialogues):
@@ -78,7 +81,7 @@ def issue_turns(customer: Customer) -> dict[Issue, set[int]]:
                        if dict(slots) != dict(previous.get(t, {}))}
             previous = turn.state or previous
             touched = (said_at.get(index, set()) | said_at.get(index + 1, set())
-                       | changed) & set(dialogue.topics)
+                       | changed | set(turn.asks)) & set(dialogue.topics)
             topics = sorted(touched) or ([last] if last else [])
             for topic in topics:
                 out.setdefault((day, topic), set()).add(number)

@@ -222,7 +222,7 @@ def split_services(items: Sequence[Item], schema: Any, *,
                   opened=len(state.issues) > before[0])
         previous_reply = replies[-1] if replies else ""
         _after_turn(state, schema, text, replies)
-    _carried(state)
+    _carried(state, schema)
     issues = tuple(Issue(n + 1, service, tuple(sorted(set(turns))),
                          state.context.get(n + 1, ()))
                    for n, (service, turns) in enumerate(state.issues))
@@ -297,14 +297,36 @@ def _carry(state: _State, previous: int) -> None:
     for the issue just opened."""
     turns = [n for n in state.issues[previous - 1][1] if n - 1 >= state.since]
     lines = [state.said[n - 1] for n in sorted(set(turns)) if n - 1 < len(state.said)]
-    places = [p for line in lines for p in places_in(line)
-              if _TOWARD.search(line[: line.find(p)])]
+    places = [p for line in lines for p in toward(line)]
     if places:
         state.carry[state.current] = (places[-1],)
 
 
-def _carried(state: _State) -> None:
-    """An issue whose own turns name no place carries the place of the issue before."""
+def toward(line: str) -> list[str]:
+    """The places of ``line`` the customer goes to or stays at ("to San Diego", "in
+    Concord"; not "from Fresno", nor "United Airlines")."""
+    return [p for p in places_in(line) if _TOWARD.search(line[: line.find(p)])]
+
+
+def located(line: str, *, origins: bool = True) -> list[str]:
+    """The places of ``line`` named as where something is or goes (:func:`toward`) and,
+    with ``origins``, where it is taken from ("pick it up from Delhi")."""
+    return [p for p in places_in(line) if _TOWARD.search(line[: line.find(p)])
+            or (origins and _ORIGIN.search(line[: line.find(p)]))]
+
+
+def _carried(state: _State, schema: ServiceSchema) -> None:
+    """An issue whose own turns name no place carries the place of the issue before; a
+    back-reference's place is dropped when the issue's own turns name where it is ("a
+    rental car there?" ... "in Toronto", "pick it up from Delhi"; a trip's origin is not
+    where it goes: "a flight there ... from Fresno" keeps the note)."""
+    for number, context in list(state.context.items()):
+        service, own = state.issues[number - 1]
+        origins = not schema.leaves_from(service)  # a flight's "from Fresno" is its origin
+        if context and all(_english(c) for c in context) and any(
+                located(state.said[n - 1], origins=origins)
+                for n in own if n - 1 < len(state.said)):
+            state.context[number] = ()
     for number, places in state.carry.items():
         own = state.issues[number - 1][1]
         if number not in state.context and not any(

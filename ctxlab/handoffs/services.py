@@ -52,6 +52,9 @@ PLACE_WORDS = frozenset({"city", "location", "area", "destination", "place"})
 #: Words of a slot name that make it a city or an area ("pickup city", "location").
 CITY_WORDS = frozenset({"city", "location", "area"})
 
+#: Words of a slot name that make it where a trip starts ("origin city", "from location").
+ORIGIN_WORDS = frozenset({"origin", "from", "departure", "source"})
+
 
 def stem(word: str) -> str:
     """A crude English stem: lower case, plural endings off ("restaurants" -> "restaurant",
@@ -186,6 +189,12 @@ class ServiceSchema:
         """Whether ``service`` has a slot for a city or an area ("city", "area",
         "location"), not only for an address to go to ("destination")."""
         return any(set(re.findall(r"[a-z]+", slot.lower())) & CITY_WORDS
+                   for slot in self.service(service).slots)
+
+    def leaves_from(self, service: str) -> bool:
+        """Whether ``service`` is a trip with a slot for where it starts ("origin city",
+        "from location"): "from Fresno" is then its origin, not where it is."""
+        return any(set(re.findall(r"[a-z]+", slot.lower())) & ORIGIN_WORDS
                    for slot in self.service(service).slots)
 
     def slots_in(self, text: str, service: str) -> list[str]:

@@ -38,12 +38,17 @@ def _state(frames: list[Mapping[str, Any]]) -> State | None:
     return {svc: {slot: tuple(v) for slot, v in slots.items()} for svc, slots in states.items()}
 
 
+def _asks(frames: list[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The services whose slots a user turn requests ("What's their address?")."""
+    return tuple(f["service"] for f in frames if f.get("state", {}).get("requested_slots"))
+
+
 def sgd_dialogue(raw: Mapping[str, Any]) -> Dialogue:
     """One upstream SGD dialogue record as a :class:`Dialogue`."""
     try:
         turns = tuple(
-            Turn("user" if t["speaker"] == "USER" else "agent", t["utterance"],
-                 _state(t.get("frames", [])) if t["speaker"] == "USER" else None)
+            Turn("user", t["utterance"], _state(t.get("frames", [])), _asks(t.get("frames", [])))
+            if t["speaker"] == "USER" else Turn("agent", t["utterance"])
             for t in raw["turns"])
         return Dialogue(str(raw["dialogue_id"]), "sgd", "en", turns, tuple(raw["services"]))
     except (KeyError, TypeError) as exc:
