@@ -266,7 +266,7 @@ def _join(state: _State, schema: ServiceSchema, items: Sequence[Item], turn: Any
     service = state.issues[state.current - 1][0]
     _record(state, items, turn, text, opened=opened, placed=schema.asks_place(service))
     if opened and previous != CUSTOMER and schema.asks_city(service):
-        _carry(state, previous)
+        _carry(state, previous, origins=not schema.leaves_from(state.issues[previous - 1][0]))
 
 
 def _record(state: _State, items: Sequence[Item], turn: Any, text: str, *,
@@ -292,12 +292,12 @@ def _record(state: _State, items: Sequence[Item], turn: Any, text: str, *,
             state.owners.setdefault(value, state.current)
 
 
-def _carry(state: _State, previous: int) -> None:
+def _carry(state: _State, previous: int, *, origins: bool) -> None:
     """The places the customer named in the ``previous`` issue (since the last goodbye),
     for the issue just opened."""
     turns = [n for n in state.issues[previous - 1][1] if n - 1 >= state.since]
     lines = [state.said[n - 1] for n in sorted(set(turns)) if n - 1 < len(state.said)]
-    places = [p for line in lines for p in toward(line)]
+    places = [p for line in lines for p in located(line, origins=origins)]
     if places:
         state.carry[state.current] = (places[-1],)
 
@@ -328,9 +328,11 @@ def _carried(state: _State, schema: ServiceSchema) -> None:
                 for n in own if n - 1 < len(state.said)):
             state.context[number] = ()
     for number, places in state.carry.items():
-        own = state.issues[number - 1][1]
+        service, own = state.issues[number - 1]
+        origins = not schema.leaves_from(service)
         if number not in state.context and not any(
-                places_in(state.said[n - 1]) for n in own if n - 1 < len(state.said)):
+                located(state.said[n - 1], origins=origins)
+                for n in own if n - 1 < len(state.said)):
             state.context[number] = places
 
 
