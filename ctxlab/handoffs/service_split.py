@@ -197,6 +197,7 @@ class _State:
     venues: dict[str, str] = field(default_factory=dict)  # misleading name -> its service
     since: int = 0  # where in ``said`` the conversation since the last goodbye starts
     carry: dict[int, tuple[str, ...]] = field(default_factory=dict)  # issue -> places before
+    paused: bool = False  # closed by a thank-you the agent answered with a question
 
 
 def split_services(items: Sequence[Item], schema: Any, *,
@@ -211,6 +212,7 @@ def split_services(items: Sequence[Item], schema: Any, *,
         first = items[turn.start]
         text = item_text(first) if is_user_message(first) else ""
         waiting = state.current == CUSTOMER or state.closed
+        went_on = state.closed and state.paused  # "Thanks!" -> "Anything else?" -> "A flight there"
         before = len(state.issues), state.current
         replies = [item_text(items[i]) for i in turn.indices[1:]
                    if items[i].get("role") == "assistant"]
@@ -218,7 +220,7 @@ def split_services(items: Sequence[Item], schema: Any, *,
         _place(state, assignment, turn.number, before=before, waiting=waiting)
         if state.current != CUSTOMER:
             _join(state, schema, items, turn, text,
-                  previous=CUSTOMER if waiting else before[1],
+                  previous=CUSTOMER if waiting and not went_on else before[1],
                   opened=len(state.issues) > before[0])
         previous_reply = replies[-1] if replies else ""
         _after_turn(state, schema, text, replies)
@@ -256,7 +258,11 @@ def _after_turn(state: _State, schema: ServiceSchema, text: str, replies: list[s
     if _closing(text, schema):
         state.open.clear()
         state.closed = True
-        state.since = len(state.said)
+        # a thank-you the agent answers with "anything else?" pauses the conversation; a
+        # goodbye, or one it answers with a farewell, ends it (another day may follow)
+        state.paused = not GOODBYE.search(text) and _asks(replies[-1:])
+        if not state.paused:
+            state.since = len(state.said)
 
 
 def _join(state: _State, schema: ServiceSchema, items: Sequence[Item], turn: Any, text: str,
@@ -334,6 +340,11 @@ def _carried(state: _State, schema: ServiceSchema) -> None:
                 located(state.said[n - 1], origins=origins)
                 for n in own if n - 1 < len(state.said)):
             state.context[number] = places
+
+
+def _asks(replies: Sequence[str]) -> bool:
+    """Whether the agent's last reply asks something ("Could I further assist you?")."""
+    return any(re.search(r"[?？]", r) for r in replies)
 
 
 def _closing(text: str, schema: ServiceSchema) -> bool:
