@@ -82,11 +82,15 @@ def _cjk_terms(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Service:
-    """One service: its ``name`` (variants merged), cue words and slot phrases."""
+    """One service: its ``name`` (variants merged), cue words, slot phrases and the values
+    its categorical slots take (SGD's ``possible_values``: an event's category "Music", an
+    account type "savings"): like slot words, they say what is asked *about* the service
+    ("a rock concert with music" during an event search is about the event)."""
 
     name: str
     cues: tuple[str, ...]
     slots: tuple[str, ...]
+    values: tuple[str, ...] = ()  # the words a categorical slot takes ("Music", "savings")
 
 
 @dataclass(frozen=True)
@@ -223,7 +227,7 @@ def _weights(schema: ServiceSchema) -> dict[str, dict[str, float]]:
 def _slot_owners(schema: ServiceSchema) -> dict[str, dict[str, None]]:
     owners: dict[str, dict[str, None]] = {}  # a dict, not a set: the schema's order
     for service in schema.services:
-        for slot in service.slots:
+        for slot in (*service.slots, *service.values):
             for word in (_words(slot) if slot.isascii() else [slot]):
                 owners.setdefault(word, {})[service.name] = None
     return owners
@@ -278,6 +282,18 @@ def _gapped(schema: ServiceSchema, masked: Sequence[str]) -> dict[str, set[str]]
     return kins
 
 
+#: Categorical values that name no word of a service (flags and counts).
+_NOT_WORDS = frozenset({"true", "false", "none", "dontcare"})
+
+
+def _categories(raw: Mapping[str, Any]) -> list[str]:
+    """The words a service's categorical slots take ("Music", "savings"), without flags
+    and numbers."""
+    return [str(v) for slot in raw.get("slots", []) if isinstance(slot, Mapping)
+            and slot.get("is_categorical") for v in slot.get("possible_values", [])
+            if re.search(r"[^\W\d_]", str(v)) and str(v).lower() not in _NOT_WORDS]
+
+
 def _sgd_service(raw: Mapping[str, Any]) -> tuple[str, list[str], list[str]]:
     name = str(raw["service_name"]).split("_")[0]
     text = " ".join([name, str(raw.get("description", "")),
@@ -300,7 +316,7 @@ def service_schema(schema: Any) -> ServiceSchema:
         return schema
     if isinstance(schema, (str, Path)):
         return service_schema(json.loads(Path(schema).read_text(encoding="utf-8")))
-    merged: dict[str, tuple[list[str], list[str]]] = {}
+    merged: dict[str, tuple[list[str], list[str], list[str]]] = {}
     try:
         if isinstance(schema, Mapping):
             entries = [{"service_name": k, "slots": list(v)} for k, v in schema.items()]
@@ -308,14 +324,16 @@ def service_schema(schema: Any) -> ServiceSchema:
             entries = list(schema)
         for raw in entries:
             name, cues, slots = _sgd_service(raw)
-            have = merged.setdefault(name, ([], []))
+            have = merged.setdefault(name, ([], [], []))
             have[0].extend(cues)
             have[1].extend(slots)
+            have[2].extend(_categories(raw))
     except (KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"service_schema: not a schema (a list of services with "
                          f"'service_name', or a {{service: [slots]}} dict): {exc!r}") from None
-    return ServiceSchema(tuple(Service(n, tuple(dict.fromkeys(c)), tuple(dict.fromkeys(s)))
-                               for n, (c, s) in merged.items()))
+    return ServiceSchema(tuple(Service(n, tuple(dict.fromkeys(c)), tuple(dict.fromkeys(s)),
+                                       tuple(dict.fromkeys(v)))
+                               for n, (c, s, v) in merged.items()))
 
 
 def packaged_schema(corpus: str) -> ServiceSchema:
