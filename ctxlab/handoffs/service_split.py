@@ -426,7 +426,7 @@ def _assign(state: _State, schema: ServiceSchema, text: str, replies: tuple[str,
     yes may take) and its reply to it (which settles a tie)."""
     offer, answer = replies
     cues, current = _cues(state, schema, text, offer)
-    chosen = _choose(cues, threshold, answer, schema)
+    chosen = _choose(cues, threshold, answer, schema, text)
     if chosen is not None and current is not None and chosen != current \
             and _english(text) and _answered_as(answer, schema, current, chosen):
         chosen = current  # "I wouldn't be checking in until the 10th" -> "1 room, March 10th?"
@@ -468,7 +468,7 @@ def _answered_as(answer: str, schema: ServiceSchema, current: str, chosen: str) 
 
 
 def _choose(cues: Mapping[str, tuple[float, int]], threshold: float, answer: str,
-            schema: ServiceSchema) -> str | None:
+            schema: ServiceSchema, text: str = "") -> str | None:
     """The service a turn is about (None: no cue decides): the most cue weight; a tie
     to the one the agent's answer names most ("I need to book a bus ride." -> "How many
     tickets?"), else to the one named last."""
@@ -481,7 +481,8 @@ def _choose(cues: Mapping[str, tuple[float, int]], threshold: float, answer: str
     if len(tied) > 1 and answer:
         said = {s: schema.scores(answer).get(s, 0.0) + schema.slot_scores(answer).get(s, 0.0)
                 for s in tied}
-    return max(tied, key=lambda s: (said.get(s, 0.0), strong[s][1]))
+    about = schema.slot_scores(text) if len(tied) > 1 else {}
+    return max(tied, key=lambda s: (said.get(s, 0.0), about.get(s, 0.0), strong[s][1]))
 
 
 #: Where a reply's sentences end (English and Chinese).
