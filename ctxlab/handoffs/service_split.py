@@ -198,6 +198,7 @@ class _State:
     since: int = 0  # where in ``said`` the conversation since the last goodbye starts
     carry: dict[int, tuple[str, ...]] = field(default_factory=dict)  # issue -> places before
     paused: bool = False  # closed by a thank-you the agent answered with a question
+    follows: dict[int, int] = field(default_factory=dict)  # trip -> the trip just before
 
 
 def split_services(items: Sequence[Item], schema: Any, *,
@@ -273,6 +274,9 @@ def _join(state: _State, schema: ServiceSchema, items: Sequence[Item], turn: Any
     _record(state, items, turn, text, opened=opened, placed=schema.asks_place(service))
     if opened and previous != CUSTOMER and schema.asks_city(service):
         _carry(state, previous, origins=not schema.leaves_from(state.issues[previous - 1][0]))
+    if opened and previous != CUSTOMER and schema.leaves_from(service) \
+            and schema.leaves_from(state.issues[previous - 1][0]):
+        state.follows[state.current] = previous
 
 
 def _record(state: _State, items: Sequence[Item], turn: Any, text: str, *,
@@ -333,6 +337,7 @@ def _carried(state: _State, schema: ServiceSchema) -> None:
                 located(state.said[n - 1], origins=origins)
                 for n in own if n - 1 < len(state.said)):
             state.context[number] = ()
+    _same_trip(state)
     for number, places in state.carry.items():
         service, own = state.issues[number - 1]
         origins = not schema.leaves_from(service)
@@ -340,6 +345,34 @@ def _carried(state: _State, schema: ServiceSchema) -> None:
                 located(state.said[n - 1], origins=origins)
                 for n in own if n - 1 < len(state.said)):
             state.context[number] = places
+
+
+def _ends(state: _State, number: int) -> tuple[str | None, str | None]:
+    """Where trip ``number`` goes and where it leaves from, by its customer's turns
+    (since the last goodbye before it) or, for where it goes, its back-reference."""
+    lines = [state.said[n - 1] for n in sorted(set(state.issues[number - 1][1]))
+             if n - 1 < len(state.said)]
+    to = [p for line in lines for p in toward(line)] or list(state.context.get(number, ()))
+    since = [p for line in lines for p in places_in(line)
+             if _ORIGIN.search(line[: line.find(p)])]
+    return (to[-1] if to else None), (since[-1] if since else None)
+
+
+def _same_trip(state: _State) -> None:
+    """A trip opened right after another trip ("a flight there" after a bus from
+    Washington to New York) goes where that one went and leaves from where it left,
+    for what its own turns do not say."""
+    for number, previous in sorted(state.follows.items()):
+        goes, leaves = _ends(state, previous)
+        own_leaves = _ends(state, number)[1]
+        own = [state.said[n - 1] for n in state.issues[number - 1][1] if n - 1 < len(state.said)]
+        if any(toward(line) for line in own):
+            goes = None
+        if own_leaves is not None:
+            leaves = None
+        note = tuple(p for p in (goes, leaves) if p)
+        if note:
+            state.context[number] = note
 
 
 def _asks(replies: Sequence[str]) -> bool:
