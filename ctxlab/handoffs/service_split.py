@@ -358,6 +358,20 @@ def _ends(state: _State, number: int) -> tuple[str | None, str | None]:
     return (to[-1] if to else None), (since[-1] if since else None)
 
 
+#: How many travel ("for four people", "2 tickets", "3 persons").
+_PARTY = re.compile(r"\b(?:\d+|two|three|four|five|six|seven|eight|nine|ten)\s+"
+                    r"(?:people|persons?|passengers?|tickets?|seats?|travell?ers|adults)\b",
+                    re.IGNORECASE)
+
+
+def _party(state: _State, number: int) -> str | None:
+    """The last party size the customer's turns of issue ``number`` name."""
+    lines = [state.said[n - 1] for n in sorted(set(state.issues[number - 1][1]))
+             if n - 1 < len(state.said)]
+    found = [m.group(0) for line in lines for m in _PARTY.finditer(line)]
+    return found[-1] if found else None
+
+
 def _same_trip(state: _State) -> None:
     """A trip opened right after another trip ("a flight there" after a bus from
     Washington to New York) goes where that one went and leaves from where it left,
@@ -370,7 +384,10 @@ def _same_trip(state: _State) -> None:
             goes = None
         if own_leaves is not None:
             leaves = None
-        note = tuple(p for p in (goes, leaves) if p)
+        party = _party(state, previous)
+        if party and any(_PARTY.search(line) for line in own):
+            party = None
+        note = tuple(p for p in (goes, leaves, party) if p)
         if note:
             state.context[number] = note
 
