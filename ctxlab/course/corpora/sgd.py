@@ -39,8 +39,10 @@ def _state(frames: list[Mapping[str, Any]]) -> State | None:
 
 
 def _asks(frames: list[Mapping[str, Any]]) -> tuple[str, ...]:
-    """The services whose slots a user turn requests ("What's their address?")."""
-    return tuple(f["service"] for f in frames if f.get("state", {}).get("requested_slots"))
+    """The services a user turn asks something of: it requests one of their slots
+    ("What's their address?") or states one of their intents ("check my balance")."""
+    return tuple(f["service"] for f in frames if f.get("state", {}).get("requested_slots")
+                 or any(a.get("act") == "INFORM_INTENT" for a in f.get("actions", [])))
 
 
 def sgd_dialogue(raw: Mapping[str, Any]) -> Dialogue:
