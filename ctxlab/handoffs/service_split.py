@@ -36,7 +36,14 @@ text and the agent's replies around it:
    asked for afterwards is a new issue (another day, another booking). Turns after it
    that name no service wait for the next issue ("I'm looking for a place in Concord"
    before "an apartment" is said); slot words alone may place them ("four seats next
-   friday toronto": a flight).
+   friday toronto": a flight). A thank-you the agent answers with a question ("Thanks!"
+   -> "Anything else?") only pauses the conversation: a back-reference after it still
+   sees the places named before it, and the next issue still carries them; a goodbye, or
+   a thank-you the agent answers with a farewell, ends it.
+
+A tie between services that the agent's answer does not settle goes to the service whose
+slot words the turn itself uses ("a music event": the event's category, not the music
+player); a categorical slot's values count as slot words (SGD's ``possible_values``).
 
 A turn that opens an issue with a back-reference ("a hotel there", "附近的酒店") records
 what it points to (:attr:`Issue.context`: the place the customer named last since the last
@@ -48,9 +55,14 @@ search) records nothing: the flight's city is not the bank's. An issue opened ri
 another one (no goodbye between) for a service with a city or an area among its slots
 (:meth:`ServiceSchema.asks_city`: a hotel, not a ride's "destination" address), whose own
 turns name no place, carries the last place the customer went to or stayed at in that
-issue ("to San Diego", "in Concord"; not "from Fresno", nor "United Airlines"): the hotel
-after a flight is at its destination even when that was said many turns before. A
-back-reference whose place the agent's reply names carries nothing.
+issue ("to San Diego", "in Concord"; not "from Fresno", nor "United Airlines"; a rental
+picked up "from NYC" is at NYC): the hotel after a flight is at its destination even when
+that was said many turns before. A back-reference whose place the agent's reply names
+carries nothing, nor one whose issue's own turns say where it is ("a rental car there?"
+... "I'll pick it up in Toronto"; a trip's own origin, "from Fresno", does not count).
+A trip (a service with an origin slot: a flight, a bus) opened right after another trip
+is the same journey: it goes where that one went, leaves from where it left and for as
+many people ("for four people"), for what its own turns do not say.
 """
 
 from __future__ import annotations
