@@ -365,7 +365,7 @@ def test_a_tie_goes_to_the_service_the_agent_answers_about(broken, monkeypatch):
     if broken:  # the tie to the service named last only
         choose = service_split._choose
         monkeypatch.setattr(service_split, "_choose",
-                            lambda cues, threshold, answer, schema:
+                            lambda cues, threshold, answer, schema, text="":
                             choose(cues, threshold, "", schema))
     items = [user("I need to book a bus ride."),
              assistant("Where from, where to, and how many tickets?"),
@@ -433,7 +433,7 @@ def test_a_new_issue_that_names_no_city_carries_the_one_the_customer_just_went_t
     from ctxlab.handoffs.services import ServiceSchema
 
     if broken == "no carry":
-        monkeypatch.setattr(service_split, "_carried", lambda state: None)
+        monkeypatch.setattr(service_split, "_carried", lambda state, schema: None)
     if broken == "any place slot":  # a ride's "destination" taken for a city
         monkeypatch.setattr(ServiceSchema, "asks_city", ServiceSchema.asks_place)
     flight = [user("Find me a flight to San Diego, leaving from Fresno."),

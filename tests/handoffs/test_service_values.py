@@ -1,0 +1,93 @@
+"""Categorical slot values as a service's slot words, and a tie settled by the turn's
+own slot words (issue 30, SGD). Each rule is switched off in a broken variant, which must
+change the outcome."""
+
+from __future__ import annotations
+
+import pytest
+
+from ctxlab.handoffs import packaged_schema, service_schema, split_issues
+
+from conftest import assistant, user
+
+SGD = packaged_schema("sgd")
+
+_EVENTS = [
+    {"service_name": "Events_1", "description": "Find concerts and games",
+     "slots": [{"name": "category", "is_categorical": True,
+                "possible_values": ["Music", "Sports"]},
+               {"name": "number_of_seats", "is_categorical": True,
+                "possible_values": ["1", "2", "3"]},
+               {"name": "is_free", "is_categorical": True,
+                "possible_values": ["True", "False", "dontcare"]},
+               {"name": "subcategory", "is_categorical": False,
+                "possible_values": ["Rock"]},
+               {"name": "event_name", "is_categorical": False, "possible_values": []}]},
+    {"service_name": "Events_2", "description": "Get tickets for shows",
+     "slots": [{"name": "category", "is_categorical": True,
+                "possible_values": ["Theater", "Music"]}]},
+]
+
+
+@pytest.mark.parametrize("broken", ["", "no values", "flags are words"])
+def test_a_schemas_categorical_values_are_its_slot_words_not_flags_or_counts(
+        broken, monkeypatch):
+    from ctxlab.handoffs import services
+
+    if broken == "no values":
+        monkeypatch.setattr(services, "_categories", lambda raw: [])
+    if broken == "flags are words":
+        monkeypatch.setattr(services, "_NOT_WORDS", frozenset())
+    events = service_schema(_EVENTS).service("Events")
+    # the categorical slots' words, variants merged, each once; a free-text slot's
+    # examples ("Rock"), counts and flags are no words of the service
+    wanted = ("Music", "Sports", "Theater")
+    assert (events.values == wanted) is not broken, events.values
+    assert events.slots[:2] == ("category", "number of seats")
+    assert ("Events" in service_schema(_EVENTS).slot_scores("Any pop music?")) \
+        is (broken != "no values")
+    # a {service: [slots]} schema has no categorical slots: no values, as before
+    plain = service_schema({"Plumbing": ["address", "visit_date"], "Cleaning": ["rooms"]})
+    assert [s.values for s in plain.services] == [(), ()]
+    assert plain.service("Plumbing").slots == ("address", "visit date")
+
+
+def _event_search() -> list[dict]:
+    return [user("Find me an event in Berkeley on March 4th."), assistant("What kind of event?"),
+            user("A rock concert or anything else with music."),
+            assistant("Nattali Rize is at Cornerstone on March 4th.")]
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_category_value_during_a_search_stays_with_that_service(broken, monkeypatch):
+    from ctxlab.handoffs import services
+
+    if broken:  # the packaged schema without the categorical values
+        monkeypatch.setattr(services, "_categories", lambda raw: [])
+    schema = services._packaged.__wrapped__("sgd")
+    assert ("Music" in schema.service("Events").values) is not broken
+    split = split_issues(_event_search(), schema=schema)
+    subjects = [split.issue(n).subject for n in split.turn_issue]
+    # "music" is the Music service's cue and an event's category: during an event search
+    # it asks about the event
+    assert (subjects == ["Events", "Events"]) is not broken, subjects
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_tie_the_answer_leaves_open_goes_to_the_service_the_turn_asks_about(
+        broken, monkeypatch):
+    from ctxlab.handoffs import service_split
+
+    if broken:  # the turn's own words left out: the tie to the service named last
+        choose = service_split._choose
+        monkeypatch.setattr(service_split, "_choose",
+                            lambda cues, threshold, answer, schema, text="":
+                            choose(cues, threshold, answer, schema))
+    start = user("Can you find me a music event? i prefer pop music")
+    # "event" (Events) and "music" (Music) tie; "music" is an event's category
+    split = split_issues([start, assistant("What city should I look in?")], schema=SGD)
+    assert ([i.subject for i in split.issues] == ["Events"]) is not broken
+    # an answer that names a service still settles the tie first
+    played = split_issues([start, assistant("Which song should I play for you?")],
+                          schema=SGD)
+    assert [i.subject for i in played.issues] == ["Music"]
