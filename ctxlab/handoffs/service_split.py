@@ -444,9 +444,11 @@ def _cues(state: _State, schema: ServiceSchema, text: str, offer: str
     if not cues and AFFIRM.match(text) and len(text) < 60 and not CLOSING.search(text):
         cues = dict(schema.cues_in(_questions(offer)))
     slots = schema.slot_scores(text)
-    if current is not None and cues and slots.get(current):  # "three bed rooms" (Homes)
+    about = slots.get(current, 0.0) + schema.value_scores(text).get(current, 0.0) \
+        if current is not None else 0.0
+    if current is not None and cues and about:  # "three bed rooms" (Homes), "with music"
         score, _at = cues.get(current, (0.0, -1))
-        cues[current] = (score + slots[current], len(text) + 1)  # a tie stays with it
+        cues[current] = (score + about, len(text) + 1)  # a tie stays with it
     wanted = _searched(schema, text, state.around)
     if wanted is not None:  # "周边有没有人均50-100元的餐馆": a search, not a slot question
         score, _at = cues.get(wanted, (0.0, -1))
@@ -543,8 +545,16 @@ def _choose(cues: Mapping[str, tuple[float, int]], threshold: float, answer: str
     if len(tied) > 1 and answer:
         said = {s: schema.scores(answer).get(s, 0.0) + schema.slot_scores(answer).get(s, 0.0)
                 for s in tied}
-    about = schema.slot_scores(text) if len(tied) > 1 else {}
+    about = _about(schema, text) if len(tied) > 1 else {}
     return max(tied, key=lambda s: (said.get(s, 0.0), about.get(s, 0.0), strong[s][1]))
+
+
+def _about(schema: ServiceSchema, text: str) -> dict[str, float]:
+    """Per service, the weight of the slot words and categorical values ``text`` names."""
+    out = dict(schema.slot_scores(text))
+    for name, score in schema.value_scores(text).items():
+        out[name] = out.get(name, 0.0) + score
+    return out
 
 
 #: Where a reply's sentences end (English and Chinese).

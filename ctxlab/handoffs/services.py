@@ -84,13 +84,13 @@ def _cjk_terms(text: str) -> list[str]:
 class Service:
     """One service: its ``name`` (variants merged), cue words, slot phrases and the values
     its categorical slots take (SGD's ``possible_values``: an event's category "Music", an
-    account type "savings"): like slot words, they say what is asked *about* the service
-    ("a rock concert with music" during an event search is about the event)."""
+    account type "savings"): they say what a turn is *about* ("a rock concert with music"
+    during an event search is about the event; :meth:`ServiceSchema.value_scores`)."""
 
     name: str
     cues: tuple[str, ...]
     slots: tuple[str, ...]
-    values: tuple[str, ...] = ()  # the words a categorical slot takes ("Music", "savings")
+    values: tuple[str, ...] = ()  # what a categorical slot takes ("Music", "First Class")
 
 
 @dataclass(frozen=True)
@@ -183,6 +183,17 @@ class ServiceSchema:
                 scores[name] = scores.get(name, 0.0) + 1.0 / len(owners[word])
         return scores
 
+    def value_scores(self, text: str) -> dict[str, float]:
+        """Per service, the weight of its categorical values that ``text`` names, each
+        value as a whole ("a music event": Events' category; "first thing tomorrow" is
+        not "First Class"): like slot words, they say what a turn is about."""
+        scores: dict[str, float] = {}
+        for value, names in _value_owners(self).items():
+            if re.search(r"(?<![\w-])" + re.escape(value) + r"s?(?![\w-])", text, re.IGNORECASE):
+                for name in names:
+                    scores[name] = scores.get(name, 0.0) + 1.0 / len(names)
+        return scores
+
     def asks_place(self, service: str) -> bool:
         """Whether ``service`` has a slot for a place (a city, a location, an area, a
         destination), by the slot names' words."""
@@ -227,10 +238,19 @@ def _weights(schema: ServiceSchema) -> dict[str, dict[str, float]]:
 def _slot_owners(schema: ServiceSchema) -> dict[str, dict[str, None]]:
     owners: dict[str, dict[str, None]] = {}  # a dict, not a set: the schema's order
     for service in schema.services:
-        for slot in (*service.slots, *service.values):
+        for slot in service.slots:
             for word in (_words(slot) if slot.isascii() else [slot]):
                 owners.setdefault(word, {})[service.name] = None
     return owners
+
+
+@lru_cache(maxsize=16)
+def _value_owners(schema: ServiceSchema) -> dict[str, tuple[str, ...]]:
+    owners: dict[str, dict[str, None]] = {}  # a dict, not a set: the schema's order
+    for service in schema.services:
+        for value in service.values:
+            owners.setdefault(value.lower(), {})[service.name] = None
+    return {value: tuple(names) for value, names in sorted(owners.items())}
 
 
 @lru_cache(maxsize=16)
