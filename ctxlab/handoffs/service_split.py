@@ -330,10 +330,17 @@ def toward(line: str) -> list[str]:
     return [p for p in places_in(line) if _TOWARD.search(line[: line.find(p)])]
 
 
-def located(line: str, *, origins: bool = True) -> list[str]:
-    """The places of ``line`` named as where something is or goes (:func:`toward`) and,
-    with ``origins``, where it is taken from ("pick it up from Delhi")."""
-    return [p for p in places_in(line) if _TOWARD.search(line[: line.find(p)])
+#: Where a city is said to be the issue's own ("in Toronto", "to Denver"); "at Sino" and
+#: "near Pike Place" name a venue or a landmark in it.
+_IN_CITY = re.compile(r"\b(?:to|in|into)\s+$", re.IGNORECASE)
+
+
+def located(line: str, *, origins: bool = True, cities: bool = False) -> list[str]:
+    """The places of ``line`` named as where something is or goes (:func:`toward`; with
+    ``cities`` only the city it is in or goes to: "in Toronto", not "at Sino") and, with
+    ``origins``, where it is taken from ("pick it up from Delhi")."""
+    where = _IN_CITY if cities else _TOWARD
+    return [p for p in places_in(line) if where.search(line[: line.find(p)])
             or (origins and _ORIGIN.search(line[: line.find(p)]))]
 
 
@@ -346,7 +353,7 @@ def _carried(state: _State, schema: ServiceSchema) -> None:
         service, own = state.issues[number - 1]
         origins = not schema.leaves_from(service)  # a flight's "from Fresno" is its origin
         if context and all(_english(c) for c in context) and any(
-                located(state.said[n - 1], origins=origins)
+                located(state.said[n - 1], origins=origins, cities=True)
                 for n in own if n - 1 < len(state.said)):
             state.context[number] = ()
     _same_trip(state)
