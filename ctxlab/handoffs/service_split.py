@@ -285,7 +285,7 @@ def _join(state: _State, schema: ServiceSchema, items: Sequence[Item], turn: Any
     service = state.issues[state.current - 1][0]
     _record(state, items, turn, text, opened=opened, placed=schema.asks_place(service))
     if opened and previous != CUSTOMER and schema.asks_city(service):
-        _carry(state, previous, origins=not schema.leaves_from(state.issues[previous - 1][0]))
+        _carry(state, previous, origins=schema.picks_up(state.issues[previous - 1][0]))
     if opened and previous != CUSTOMER and schema.leaves_from(service) \
             and schema.leaves_from(state.issues[previous - 1][0]):
         state.follows[state.current] = previous

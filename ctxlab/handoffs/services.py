@@ -212,6 +212,12 @@ class ServiceSchema:
         return any(set(re.findall(r"[a-z]+", slot.lower())) & ORIGIN_WORDS
                    for slot in self.service(service).slots)
 
+    def picks_up(self, service: str) -> bool:
+        """Whether ``service`` is taken somewhere (a "pickup location": a rental car), so
+        "from NYC" says where it is, not where the customer comes from."""
+        return any("pickup" in re.findall(r"[a-z]+", slot.lower())
+                   for slot in self.service(service).slots)
+
     def slots_in(self, text: str, service: str) -> list[str]:
         """The slot phrases of ``service`` that ``text`` names."""
         lowered = text.lower()
