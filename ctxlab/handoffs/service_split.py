@@ -143,14 +143,14 @@ _ORIGIN = re.compile(r"\b(?:from|leaving|departing|leave|out\s+of)\s+$", re.IGNO
 _TOWARD = re.compile(r"\b(?:to|in|at|into|near|around|visit(?:ing)?)\s+$", re.IGNORECASE)
 
 
-def bound_for(lines: Sequence[str]) -> list[str]:
+def bound_for(lines: Sequence[str], *, origins: bool = True) -> list[str]:
     """The places of ``lines`` (:func:`places_in`) without where the customer leaves
     from when they also name where they go: "a hotel there" after "to San Diego" and
     "leaving from San Francisco" is in San Diego; after "the car from Concord", in
-    Concord."""
+    Concord (without ``origins``, nothing)."""
     places = [(p, bool(_ORIGIN.search(line[: line.find(p)])))
               for line in lines for p in places_in(line)]
-    return [p for p, origin in places if not origin] or [p for p, _o in places]
+    return [p for p, origin in places if not origin] or [p for p, _o in places if origins]
 
 
 #: A name of two or more capitalised words inside a sentence ("in Menlo Park").
@@ -302,7 +302,7 @@ def _record(state: _State, items: Sequence[Item], turn: Any, text: str, *,
         # while a hotel search is open: the place the customer named last
         # (not before the last goodbye: "there" on another day is not that day's place)
         said = state.said[state.since:]
-        places = bound_for(said[-4:])
+        places = bound_for(said[-4:], origins=back)  # "driving in from Fresno": no city
         reply = " ".join(item_text(items[i]) for i in turn.indices[1:])
         if places:  # unless the agent's reply names one ("pick it up in Long Beach?")
             named = any(p in reply for p in places)  # () carries nothing (:func:`_carried`)

@@ -40,7 +40,7 @@ def test_a_back_references_place_is_dropped_when_the_issues_own_turns_say_where_
     from ctxlab.handoffs.services import ServiceSchema
 
     if broken == "no drop":  # the note stays, whatever the issue's own turns say
-        monkeypatch.setattr(service_split, "located", lambda line, origins=True: [])
+        monkeypatch.setattr(service_split, "located", lambda line, origins=True, cities=False: [])
     if broken == "origins never":  # every service a trip: "pick it up from" is no place
         monkeypatch.setattr(ServiceSchema, "leaves_from", lambda self, service: True)
     if broken == "origins always":  # no service a trip: a flight's origin is where it is
@@ -89,7 +89,7 @@ def test_a_new_issue_carries_where_the_issue_before_was_located(broken, monkeypa
                             carry(state, previous, origins=False))
     if broken == "any place stops it":  # the first edition: a trip's origin stops the carry
         monkeypatch.setattr(service_split, "located",
-                            lambda line, origins=True: service_split.places_in(line))
+                            lambda line, origins=True, cities=False: service_split.places_in(line))
     rental = _contexts(_rental_then_hotel())
     assert [s for s, _c in rental] == ["RentalCars", "Hotels"]
     assert (rental[1][1] == ("Boston",)) is (broken != "toward only")
@@ -142,3 +142,29 @@ def test_a_thank_you_answered_with_a_question_only_pauses_the_conversation(broke
     for turn in (_THERE, _CAR):
         got = _contexts(_hotel_then("Thanks, that's all.", "Anything else I can do?", turn))
         assert (got[1][1] == ended) is (broken != "goodbye pauses")
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_venue_or_landmark_is_not_the_issues_own_city(broken, monkeypatch):
+    from ctxlab.handoffs import service_split
+
+    if broken:  # any place after to/in/at/near counts as the issue's own city
+        monkeypatch.setattr(service_split, "_IN_CITY", service_split._TOWARD)
+    # "a rental car there" is in Chicago; "at O'Hare" names where in Chicago
+    context = _contexts(_hotel_then_rental("On March 3rd, pick it up at Midway Airport."))
+    assert (context[1] == ("RentalCars", ("Chicago",))) is not broken
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_where_a_hotel_guest_comes_from_is_not_carried(broken, monkeypatch):
+    from ctxlab.handoffs.services import ServiceSchema
+
+    if broken:  # every service's "from X" taken for where it is
+        monkeypatch.setattr(ServiceSchema, "picks_up", lambda self, service: True)
+    items = [user("I need a hotel for 2 nights; I'm driving in from Fresno."),
+             assistant("Where should I look?"), user("Anywhere is fine."),
+             assistant("The Hilton has a room."), user("Book it."), assistant("Booked."),
+             user("I also need a rental car for the 5th."), assistant("Where?")]
+    context = _contexts(items)
+    assert [s for s, _c in context] == ["Hotels", "RentalCars"]
+    assert (context[1][1] == ()) is not broken

@@ -44,7 +44,7 @@ def test_a_schemas_categorical_values_are_its_slot_words_not_flags_or_counts(
     wanted = ("Music", "Sports", "Theater")
     assert (events.values == wanted) is not broken, events.values
     assert events.slots[:2] == ("category", "number of seats")
-    assert ("Events" in service_schema(_EVENTS).slot_scores("Any pop music?")) \
+    assert ("Events" in service_schema(_EVENTS).value_scores("Any pop music?")) \
         is (broken != "no values")
     # a {service: [slots]} schema has no categorical slots: no values, as before
     plain = service_schema({"Plumbing": ["address", "visit_date"], "Cleaning": ["rooms"]})
@@ -91,3 +91,34 @@ def test_a_tie_the_answer_leaves_open_goes_to_the_service_the_turn_asks_about(
     played = split_issues([start, assistant("Which song should I play for you?")],
                           schema=SGD)
     assert [i.subject for i in played.issues] == ["Music"]
+
+
+def test_values_match_whole_and_open_nothing():
+    # a value of several words is matched whole: "first thing" is not "First Class"
+    assert SGD.value_scores("I want to leave first thing tomorrow.") == {}
+    assert SGD.value_scores("Two First Class seats, please.") == {"Flights": 1.0}
+    # a value never opens a service on its own: "something cheap" waits for a cue
+    split = split_issues([user("Something cheap in Oakland, please."),
+                          assistant("What are you looking for?")], schema=SGD)
+    assert split.issues == ()
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_value_is_no_cue_for_the_current_service(broken, monkeypatch):
+    from ctxlab.handoffs import services
+
+    if broken:  # values counted among the slot words a cue of the current service is
+        owners = services._slot_owners.__wrapped__
+
+        def with_values(schema):
+            out = owners(schema)
+            for service in schema.services:
+                for value in service.values:
+                    out.setdefault(value.lower(), {})[service.name] = None
+            return out
+
+        monkeypatch.setattr(services, "_slot_owners", with_values)
+    split = split_issues([*_event_search(), user("Great. Now play some music."),
+                          assistant("Which song?")], schema=SGD)
+    # "music" is an event's category, but "play some music" asks the music service
+    assert ([i.subject for i in split.issues] == ["Events", "Music"]) is not broken
