@@ -22,7 +22,9 @@ text and the agent's replies around it:
    "这几个里边有没有4.5分以上的" about the venues just listed around it): then it looks
    for one more of that service. A venue offered in one service's issue whose name holds
    another service's word ("北京前门建国饭店" offered as a hotel) counts for the service it
-   was offered in when named again;
+   was offered in when named again. A journey from one place to another
+   ("从饭店坐地铁到酒店") asks for the ride (a service with an origin slot: 地铁, 出租),
+   not for the venues at its ends;
 2. a short yes to the agent's offer ("Yes, please." after "Shall I book a taxi?") takes
    the service the offer's question named (not one its statements named: "Okay." after
    "There are 0 transfers." is not about a bank);
@@ -442,6 +444,9 @@ def _cues(state: _State, schema: ServiceSchema, text: str, offer: str
     """The turn's cue weights per service (see the module docstring) and the current
     service (None after a goodbye)."""
     current = _service(state) if not state.closed else None
+    trip = _journey(schema, text)
+    if trip:  # "从颐和园到居楽屋的地铁站": the subway, not the venues at its ends
+        return trip, current
     cues = dict(schema.cues_in(unnamed(_without_venues(state, text)), among=list(state.open),
                                current=current))
     for name, service in state.venues.items():  # "北京饭店的评分": the hotel it was offered as
@@ -463,6 +468,18 @@ def _cues(state: _State, schema: ServiceSchema, text: str, offer: str
     if not cues and current is None:  # "four seats next friday toronto" before any service
         cues = {s: (v, 0) for s, v in slots.items() if v >= 1.0}
     return cues, current
+
+
+#: A journey from one place to another in Chinese ("从饭店坐地铁到酒店", "从颐和园至…").
+FROM_TO = re.compile(r"从[^，。？！,.?!]{1,40}?(?:到|至)")
+
+
+def _journey(schema: ServiceSchema, text: str) -> dict[str, tuple[float, int]]:
+    """The cues of the trip services (a taxi, the subway) in a Chinese turn that asks for
+    a journey from one place to another; the venues at its ends ask for nothing."""
+    if _english(text) or not FROM_TO.search(text):
+        return {}
+    return {s: v for s, v in schema.cues_in(text).items() if schema.leaves_from(s)}
 
 
 def _without_venues(state: _State, text: str) -> str:

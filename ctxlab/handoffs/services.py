@@ -208,8 +208,8 @@ class ServiceSchema:
 
     def leaves_from(self, service: str) -> bool:
         """Whether ``service`` is a trip with a slot for where it starts ("origin city",
-        "from location"): "from Fresno" is then its origin, not where it is."""
-        return any(set(re.findall(r"[a-z]+", slot.lower())) & ORIGIN_WORDS
+        "from location", "出发地"): "from Fresno" is then its origin, not where it is."""
+        return any(set(re.findall(r"[a-z]+", slot.lower())) & ORIGIN_WORDS or "出发" in slot
                    for slot in self.service(service).slots)
 
     def picks_up(self, service: str) -> bool:

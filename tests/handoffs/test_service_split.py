@@ -506,3 +506,19 @@ def test_an_english_there_never_points_to_the_sentence_before(broken, monkeypatc
     assert [i.subject for i in split.issues] == ["Buses", "Hotels"]
     # no place in the last four turns: the bus's destination, not "No, not now."
     assert (split.issues[1].context == ("New York",)) is not broken
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_chinese_journey_from_one_venue_to_another_asks_for_the_ride(broken, monkeypatch):
+    from ctxlab.handoffs import service_split
+
+    if broken:  # the venues at the journey's ends count as asked for
+        monkeypatch.setattr(service_split, "_journey", lambda schema, text: {})
+    items = [user("我想找一家评分4.5分以上的餐馆，人均100元左右。"),
+             assistant("推荐您去四季民福烤鸭店（故宫店）。"),
+             user("好的，它家的地址在哪？"), assistant("在东城区南池子大街。"),
+             user("吃完饭我想从饭店坐地铁到酒店，应该在哪站上车、哪站下车？"),
+             assistant("您可以从天安门东站上车，到王府井站下车。")]
+    split = split_issues(items, schema=ZH)
+    # 饭店 and 酒店 are where the ride starts and ends: the turn asks for the subway
+    assert ([i.subject for i in split.issues] == ["餐馆", "地铁"]) is not broken
