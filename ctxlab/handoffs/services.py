@@ -69,6 +69,17 @@ def stem(word: str) -> str:
     return word
 
 
+def _forms(word: str) -> list[str]:
+    """``word`` (lower case) as a cue may have it: its :func:`stem`, then without "-ing"
+    or "-ed" ("staying" -> "stay", "rented" -> "rent", "dining" -> "dine")."""
+    out = [stem(word)]
+    for end in ("ing", "ed"):
+        if len(word) > len(end) + 2 and word.endswith(end):
+            base = word[: -len(end)]
+            out += [base, base + "e", base[:-1] if base[-1:] == base[-2:-1] else base]
+    return out
+
+
 def _words(text: str) -> list[str]:
     """Latin words of ``text`` (CamelCase and snake_case split), stemmed, stop words out."""
     spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text).replace("_", " ")
@@ -151,8 +162,8 @@ class ServiceSchema:
         weights = self.weights
         found: dict[str, int] = {}
         for match in re.finditer(r"[a-z]+", text):
-            word = stem(match.group(0))
-            if word in weights:
+            word = next((w for w in _forms(match.group(0)) if w in weights), None)
+            if word is not None:
                 found[word] = match.end()
         pattern = _cjk_pattern(self)
         if pattern is not None:  # longest cue first, no overlaps: "游玩" is not also "玩"

@@ -122,3 +122,15 @@ def test_a_value_is_no_cue_for_the_current_service(broken, monkeypatch):
                           assistant("Which song?")], schema=SGD)
     # "music" is an event's category, but "play some music" asks the music service
     assert ([i.subject for i in split.issues] == ["Events", "Music"]) is not broken
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_cue_said_with_ing_or_ed_still_counts(broken, monkeypatch):
+    from ctxlab.handoffs import services
+
+    if broken:  # the plural stem only, as before
+        monkeypatch.setattr(services, "_forms", lambda word: [services.stem(word)])
+    assert ("Hotels" in SGD.scores("I will be staying for seven days.")) is not broken
+    assert ("Flights" in SGD.scores("I am flying out of LA.")) is not broken
+    # a word that is a cue as it stands keeps its own service ("checking" is a bank's)
+    assert "Banks" in SGD.scores("What is in my checking account?")
