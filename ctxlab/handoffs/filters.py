@@ -217,8 +217,9 @@ class IssueHandover(HandoverSummary):
             return []
         if issue.context:  # what "there" in the issue's first turn pointed to
             zh = language == "zh"
-            body = "\n".join(p for p in (("客户此前提到：" if zh else "Earlier the customer "
-                                          "named: ") + "、".join(issue.context), body) if p)
+            named = ("客户此前提到：" + "、".join(issue.context) if zh else
+                     "Earlier the customer named: " + "; ".join(issue.context))
+            body = "\n".join(p for p in (named, body) if p)
         note = await customer_note(split, issue.subject, body,
                                    general_only=self.schema is not None)
         return [*summary_pair(note, language), *self._own_replies(split, issue.subject,

@@ -68,3 +68,18 @@ def test_a_trip_after_a_service_that_is_no_trip_carries_no_origin(broken, monkey
     assert [i.subject for i in split.issues] == ["Hotels", "Flights"]
     # a hotel stay is no journey: the flight goes there, nothing about origins or party
     assert (split.issues[1].context == ("Denver",)) is not broken
+
+
+def test_the_english_note_lists_what_was_named_apart():
+    from ctxlab.handoffs import IssueHandover, view_text
+
+    from conftest import arun
+
+    items = [*_BUS, user("Are there any one-way flights that will go there?"),
+             assistant("On March 3rd?")]
+    handover = IssueHandover(schema=SGD)
+    split = handover.split(items)
+    text = view_text(arun(handover.issue_items(split, 2)))
+    # "Seattle, WA" holds a comma itself: the entries are kept apart by semicolons
+    assert "Earlier the customer named: New York; Washington; four people" in text
+    assert "、" not in text
