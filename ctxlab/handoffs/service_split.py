@@ -99,6 +99,8 @@ GOODBYE = re.compile(r"\b(?:that'?s\s+all(?!\s+(?:correct|right|good|fine|true))
                      r"(?:good)?bye)\b|就这些|再见|拜拜|没有问题了|没问题了", re.IGNORECASE)
 #: A short yes to what the agent just offered.
 AFFIRM = re.compile(r"^\W*(?:yes|yeah|yep|sure|ok(?:ay)?|please\s+do|sounds\s+good|"
+                    r"(?:could|can|would)\s+you\s+(?:please\s+)?do\s+(?:so|that|it)|"
+                    r"go\s+ahead|let'?s\s+do|"
                     r"that\s+(?:would|sounds)|好的|好啊|好|可以|行|嗯|要|需要)", re.IGNORECASE)
 #: Asking for one more of a service ("再给我推荐一个景点", "再帮我看看4.5分以上的景点"): a new
 #: sub-goal, not an alternative.

@@ -522,3 +522,27 @@ def test_a_chinese_journey_from_one_venue_to_another_asks_for_the_ride(broken, m
     split = split_issues(items, schema=ZH)
     # 饭店 and 酒店 are where the ride starts and ends: the turn asks for the subway
     assert ([i.subject for i in split.issues] == ["餐馆", "地铁"]) is not broken
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_yes_in_other_words_takes_the_offered_service(broken, monkeypatch):
+    import re
+
+    from ctxlab.handoffs import service_split
+
+    if broken:  # only the plain yes words
+        monkeypatch.setattr(service_split, "AFFIRM", re.compile(
+            r"^\W*(?:yes|yeah|yep|sure|ok(?:ay)?|please\s+do|sounds\s+good)", re.IGNORECASE))
+    items = [user("I need a one-way flight to Sydney from Seattle."),
+             assistant("Alaska Airlines at 7:30 am for $320."),
+             user("Good. Could you check my savings balance?"), assistant("It's $13,536."),
+             user("I see, thanks!"), assistant("Would you like to make a transfer?"),
+             user("Could you do so please?"), assistant("To whom, and how much?"),
+             user("Send 260 bucks to Diego."), assistant("Transfer initiated."),
+             user("That's all."), assistant("Bye."),
+             user("I need a one-way flight on the 11th."), assistant("From where?")]
+    split = split_issues(items, schema=SGD)
+    subjects = [split.issue(n).subject for n in split.turn_issue]
+    # "Could you do so please?" says yes to the transfer: it and what follows are the
+    # bank's, not left waiting for the next day's flight
+    assert (subjects[3:6] == ["Banks", "Banks", "Banks"]) is not broken, subjects
