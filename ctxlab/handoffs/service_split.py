@@ -455,7 +455,7 @@ def _cues(state: _State, schema: ServiceSchema, text: str, offer: str
         if name in text:
             score, last = cues.get(service, (0.0, -1))
             cues[service] = (score + 1.0, max(last, text.rfind(name) + len(name)))
-    if not cues and AFFIRM.match(text) and len(text) < 60 and not CLOSING.search(text):
+    if not cues and _yes(text):
         cues = dict(schema.cues_in(_questions(offer)))
     slots = schema.slot_scores(text)
     about = slots.get(current, 0.0) + schema.value_scores(text).get(current, 0.0) \
@@ -529,10 +529,17 @@ def _assign(state: _State, schema: ServiceSchema, text: str, replies: tuple[str,
              and len(state.issues[state.open[chosen] - 1][1]) >= 2)
     if chosen in state.open and not again:
         state.current = state.open[chosen]
+    elif state.closed and state.paused and _service(state) == chosen and _yes(text):
+        state.open[chosen] = state.current  # "Thanks!" -> "Shall I book it?" -> "Yes."
     else:
         state.issues.append((chosen, []))
         state.current = state.open[chosen] = len(state.issues)
     state.closed = False
+
+
+def _yes(text: str) -> bool:
+    """A short yes to what the agent just offered ("Yes, that would be great!")."""
+    return AFFIRM.match(text) is not None and len(text) < 60 and not CLOSING.search(text)
 
 
 def _another(schema: ServiceSchema, text: str, chosen: str, around: str | None) -> bool:

@@ -546,3 +546,28 @@ def test_a_yes_in_other_words_takes_the_offered_service(broken, monkeypatch):
     # "Could you do so please?" says yes to the transfer: it and what follows are the
     # bank's, not left waiting for the next day's flight
     assert (subjects[3:6] == ["Banks", "Banks", "Banks"]) is not broken, subjects
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_yes_to_the_offer_after_a_thank_you_goes_on_with_the_same_issue(broken,
+                                                                           monkeypatch):
+    from ctxlab.handoffs import service_split
+
+    if broken:  # the first edition: after a thank-you no issue is under way to go on with
+        monkeypatch.setattr(service_split, "_service", lambda state: None)
+    therapist = [user("Can you find a family counselor in Los Gatos?"),
+                 assistant("Emily Rosenbaum is a family counselor in Los Gatos."),
+                 user("Thank you, that one sounds good!"),
+                 assistant("Would you like me to book an appointment with the therapist?"),
+                 user("Yes, that would be great!"), assistant("What date?"),
+                 user("The 12th, please."), assistant("Booked for March 12th.")]
+    split = split_issues(therapist, schema=SGD)
+    assert ([(i.subject, i.turns) for i in split.issues] == [("Services", (1, 2, 3, 4))]) \
+        is not broken
+    if broken:
+        return
+    # a yes to another service's offer after the thank-you opens that one
+    ride = split_issues([*therapist[:3], assistant("Shall I book you a cab there?"),
+                         user("Yes, that would be great!"), assistant("For how many?")],
+                        schema=SGD)
+    assert [i.subject for i in ride.issues] == ["Services", "RideSharing"]
