@@ -252,7 +252,7 @@ def _place(state: _State, assignment: list[int], number: int, *,
            before: tuple[int, int], waiting: bool) -> None:
     """Turn ``number`` takes the current issue. If it opened or switched to one, the turns
     waiting for a cue join it; a turn while waiting that changed nothing waits too."""
-    moved = (len(state.issues), state.current) != before
+    moved = (len(state.issues), state.current) != before or (waiting and not state.closed)
     if moved and state.pending:
         for waited in state.pending:  # "I need a place in Concord." before the cue
             _move(state, assignment, waited, state.current)
