@@ -25,9 +25,9 @@ text and the agent's replies around it:
    was offered in when named again. A journey from one place to another
    ("从饭店坐地铁到酒店") asks for the ride (a service with an origin slot: 地铁, 出租),
    not for the venues at its ends;
-2. a short yes to the agent's offer ("Yes, please." after "Shall I book a taxi?") takes
-   the service the offer's question named (not one its statements named: "Okay." after
-   "There are 0 transfers." is not about a bank);
+2. a short yes to the agent's offer ("Yes, please." or "Could you do so?" after "Shall I
+   book a taxi?") takes the service the offer's question named (not one its statements
+   named: "Okay." after "There are 0 transfers." is not about a bank);
 3. a turn that names a value first said in another open issue's turns (a restaurant's
    name) resumes that issue when no cue decides (an issue closed by a goodbye stays
    closed: the same city on another day is another booking);
@@ -40,8 +40,10 @@ text and the agent's replies around it:
    before "an apartment" is said); slot words alone may place them ("four seats next
    friday toronto": a flight). A thank-you the agent answers with a question ("Thanks!"
    -> "Anything else?") only pauses the conversation: a back-reference after it still
-   sees the places named before it, and the next issue still carries them; a goodbye, or
-   a thank-you the agent answers with a farewell, ends it.
+   sees the places named before it, the next issue still carries them, and a yes to the
+   agent's offer about the same service goes on with its issue ("Thanks!" -> "Shall I
+   book the appointment?" -> "Yes."); a goodbye, or a thank-you the agent answers with a
+   farewell, ends it.
 
 A tie between services that the agent's answer does not settle goes to the service whose
 slot words the turn itself uses ("a music event": the event's category, not the music

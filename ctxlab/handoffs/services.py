@@ -6,7 +6,8 @@ its schema (SGD's ``schema.json``: services with a description, intents and slot
 CrossWOZ domain schema the package ships; or a plain ``{service: [slot, ...]}`` dict) and
 finds, in a message, the services it asks for:
 
-* **cue words** come from each service's name, description, intents and ``keywords``
+* **cue words** (also said with "-ing"/"-ed": "staying" is "stay") come from each
+  service's name, description, intents and ``keywords``
   (``RentalCars_1``: rental, car, ...; ``酒店``: 酒店, 宾馆, 住宿); a word several services
   share counts for each of them by ``1 / (services sharing it)``, so "find" or "book"
   decide nothing and "restaurant" decides a lot;
