@@ -43,7 +43,8 @@ text and the agent's replies around it:
    sees the places named before it, the next issue still carries them, and a yes to the
    agent's offer about the same service goes on with its issue ("Thanks!" -> "Shall I
    book the appointment?" -> "Yes."); a goodbye, or a thank-you the agent answers with a
-   farewell, ends it.
+   farewell, ends it. A venue the agent found, named again ("that hotel you found")
+   resumes the latest issue of its service in this conversation.
 
 A tie between services that the agent's answer does not settle goes to the service whose
 slot words the turn itself uses ("a music event": the event's category, not the music
@@ -533,10 +534,28 @@ def _assign(state: _State, schema: ServiceSchema, text: str, replies: tuple[str,
         state.current = state.open[chosen]
     elif state.closed and state.paused and _service(state) == chosen and _yes(text):
         state.open[chosen] = state.current  # "Thanks!" -> "Shall I book it?" -> "Yes."
+    elif RECALLED.search(text) and (earlier := _earlier(state, chosen)) is not None:
+        state.current = state.open[chosen] = earlier  # "that hotel you found" this session
     else:
         state.issues.append((chosen, []))
         state.current = state.open[chosen] = len(state.issues)
     state.closed = False
+
+
+#: What the agent found earlier, named again ("that hotel you found", "the event you
+#: mentioned before").
+RECALLED = re.compile(r"\b(?:that|the|this)\s+(?:\w+\s+){0,2}?(?:you|we)\s+(?:just\s+)?"
+                      r"(?:found|mentioned|told|suggested|recommended|showed)\b", re.IGNORECASE)
+
+
+def _earlier(state: _State, service: str) -> int | None:
+    """The latest issue about ``service`` in this conversation (since the last goodbye
+    that ended it; a paused one does not)."""
+    for number in range(len(state.issues), 0, -1):
+        subject, turns = state.issues[number - 1]
+        if subject == service and turns and max(turns) > state.since:
+            return number
+    return None
 
 
 def _yes(text: str) -> bool:

@@ -571,3 +571,28 @@ def test_a_yes_to_the_offer_after_a_thank_you_goes_on_with_the_same_issue(broken
                          user("Yes, that would be great!"), assistant("For how many?")],
                         schema=SGD)
     assert [i.subject for i in ride.issues] == ["Services", "RideSharing"]
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_the_venue_the_agent_found_named_again_resumes_its_issue(broken, monkeypatch):
+    import re
+
+    from ctxlab.handoffs import service_split
+
+    if broken:
+        monkeypatch.setattr(service_split, "RECALLED", re.compile(_NEVER))
+    hotel = [user("Can you find me a hotel in New York?"),
+             assistant("The AC Hotel Times Square has 4 stars."), user("Sounds great."),
+             assistant("Shall I reserve it?"), user("No, not now, thank you."),
+             assistant("Anything else?"), user("What's the weather on March 5th?"),
+             assistant("73 degrees, 51 percent chance of rain.")]
+    split = split_issues([*hotel, user("Okay, I want to stay in that hotel you found "
+                                       "for four days."), assistant("From March 5th?")],
+                         schema=SGD)
+    # the same hotel, found before the weather: one issue, not a second hotel search
+    assert ([i.subject for i in split.issues] == ["Hotels", "Weather"]) is not broken
+    # after a goodbye that ended the day, "the hotel you found" is another day's: new issue
+    ended = split_issues([*hotel[:4], user("No, that's all."), assistant("Bye."),
+                          user("Book that hotel you found for me."), assistant("Which?")],
+                         schema=SGD)
+    assert [i.subject for i in ended.issues] == ["Hotels", "Hotels"]
