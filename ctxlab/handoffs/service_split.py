@@ -43,8 +43,9 @@ text and the agent's replies around it:
    sees the places named before it, the next issue still carries them, and a yes to the
    agent's offer about the same service goes on with its issue ("Thanks!" -> "Shall I
    book the appointment?" -> "Yes."); a goodbye, or a thank-you the agent answers with a
-   farewell, ends it. A venue the agent found, named again ("that hotel you found")
-   resumes the latest issue of its service in this conversation.
+   farewell, ends it; so does the agent's farewell after any turn ("Great, I'll take
+   that." -> "Have a good journey."). A venue the agent found, named again ("that hotel
+   you found"), resumes the latest issue of its service in this conversation.
 
 A tie between services that the agent's answer does not settle goes to the service whose
 slot words the turn itself uses ("a music event": the event's category, not the music
@@ -275,7 +276,7 @@ def _after_turn(state: _State, schema: ServiceSchema, text: str, replies: list[s
         for reply in replies:
             for name in misleading_names(reply, service, schema):
                 state.venues.setdefault(name, service)
-    if _closing(text, schema):
+    if _closing(text, schema) or _farewell(replies[-1:]):
         state.open.clear()
         state.closed = True
         # a thank-you the agent answers with "anything else?" pauses the conversation; a
@@ -416,6 +417,18 @@ def _same_trip(state: _State) -> None:
         note = tuple(p for p in (goes, leaves, party) if p)
         if note:
             state.context[number] = note
+
+
+#: An agent's farewell: the conversation is over, whatever the customer's last words
+#: ("Great, I think I'll take that." -> "Ok, have a good journey.").
+FAREWELL = re.compile(r"\b(?:have\s+an?\s+(?:\w+\s+){0,2}(?:day|journey|trip|time|evening|"
+                      r"night|weekend|flight|stay|one)|good\s*-?bye|bye|take\s+care)\b"
+                      r"|再见|拜拜|祝您?[^，。！？]{0,8}愉快", re.IGNORECASE)
+
+
+def _farewell(replies: Sequence[str]) -> bool:
+    """Whether the agent's last reply says goodbye and asks nothing."""
+    return any(FAREWELL.search(r) and not re.search(r"[?？]", r) for r in replies)
 
 
 def _asks(replies: Sequence[str]) -> bool:

@@ -596,3 +596,26 @@ def test_the_venue_the_agent_found_named_again_resumes_its_issue(broken, monkeyp
                           user("Book that hotel you found for me."), assistant("Which?")],
                          schema=SGD)
     assert [i.subject for i in ended.issues] == ["Hotels", "Hotels"]
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_the_agents_farewell_ends_the_conversation(broken, monkeypatch):
+    import re
+
+    from ctxlab.handoffs import service_split
+
+    if broken:  # only the customer's goodbye ends it
+        monkeypatch.setattr(service_split, "FAREWELL", re.compile(_NEVER))
+    items = [user("I need a one way flight to Portland on March 9th."),
+             assistant("From where?"), user("From New York."),
+             assistant("Delta at 6:40 pm for $210."),
+             user("Great, I think I can choose that."), assistant("Ok, have a good journey."),
+             user("I need a one way flight."), assistant("Where are you going?"),
+             user("To San Francisco, from Philadelphia."), assistant("American at 2:35 pm.")]
+    split = split_issues(items, schema=SGD)
+    # the agent said goodbye: the next flight is another day's booking
+    assert ([i.subject for i in split.issues] == ["Flights", "Flights"]) is not broken
+    # "Anything else?" after a goodbye-like phrase asks on: no end there
+    going = split_issues([*items[:5], assistant("Have a good day! Anything else?"),
+                          *items[6:]], schema=SGD)
+    assert [i.subject for i in going.issues] == ["Flights"]
