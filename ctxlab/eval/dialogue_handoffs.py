@@ -8,7 +8,8 @@ in turn, under each mode, and the receiver's view is scored against the state an
 * **right**: the view holds every current value of the issue (any form the state gives),
   no value of another issue (one that the issue's own turns do not also contain), and no
   superseded value without the current one; in English a small count may be said in words
-  ("zero bags" holds the value "0"; "one", mostly a pronoun or "one-way", is not read);
+  ("zero bags" holds the value "0"; "one" only before what it counts: "one room" holds
+  "1", "one-way" and the pronoun do not);
 * **leaked** / **missing** / **stale**: the issues that fail each part.
 
 Modes: ``full`` (everything), ``trim:N`` (the last N user turns), ``handover`` (one
@@ -25,6 +26,7 @@ text only.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,10 +44,16 @@ MODES = ("full", "trim:4", "handover", "per-issue", "per-service")
 Issue = tuple[int, str]  # (day, topic)
 
 
-#: Small counts as English words: "zero bags" says the value "0" ("one" is left out: it
-#: is mostly a pronoun or "one-way", not a count).
+#: Small counts as English words: "zero bags" says the value "0" ("one" is left out here: it
+#: is mostly a pronoun or "one-way"; :data:`ONE` reads it before what it counts).
 NUMBER_WORDS = ("zero", "", "two", "three", "four", "five", "six", "seven", "eight",
                 "nine", "ten")
+
+
+#: "one" as a count: before what is counted ("one room", "one person"), not "one-way".
+ONE = re.compile(r"\bone\s+(?:room|person|people|passenger|ticket|seat|bag|adult|"
+                 r"traveler|traveller|night|day|week|bed|bath|bedroom|bathroom|stop|"
+                 r"layover|transfer|rider|guest)s?\b", re.IGNORECASE)
 
 
 def _found(text: str, value: str, language: str) -> bool:
@@ -53,6 +61,8 @@ def _found(text: str, value: str, language: str) -> bool:
     if language == "en" and value.isdigit() and int(value) < len(NUMBER_WORDS) \
             and NUMBER_WORDS[int(value)]:
         forms.append(NUMBER_WORDS[int(value)])
+    if language == "en" and value == "1" and ONE.search(text):
+        return True
     return any(KeyFact("v", form, "v", whole_word=True, ignore_case=language == "en")
                .found_in(text) for form in forms)
 

@@ -464,13 +464,17 @@ def test_a_new_issue_that_names_no_city_carries_the_one_the_customer_just_went_t
     assert (ride.issues[1].context == ()) is (broken != "any place slot")
 
 
-@pytest.mark.parametrize("broken", ["", "digits only", "every word"])
+@pytest.mark.parametrize("broken", ["", "digits only", "every word", "no one"])
 def test_the_score_reads_small_counts_said_in_words(broken, monkeypatch):
+    import re
+
     from ctxlab.course.corpora.dialogues import SlotFact
     from ctxlab.eval import dialogue_handoffs
 
     if broken == "digits only":
         monkeypatch.setattr(dialogue_handoffs, "NUMBER_WORDS", ())
+    if broken == "no one":  # "one room" not read as the count 1
+        monkeypatch.setattr(dialogue_handoffs, "ONE", re.compile(r"(?!)"))
     if broken == "every word":  # "one" taken for the count 1
         monkeypatch.setattr(dialogue_handoffs, "NUMBER_WORDS",
                             ("zero", "one", *dialogue_handoffs.NUMBER_WORDS[2:]))
@@ -487,6 +491,11 @@ def test_the_score_reads_small_counts_said_in_words(broken, monkeypatch):
     assert (missing == ()) is (broken != "digits only")
     # "one-way" is not the other day's count of 1 passenger
     assert (leaked == ()) is (broken != "every word")
+    # "one room" is the count 1 (not read, the hotel's handover would miss it)
+    rooms = {(0, "Hotels_4"): [fact("Hotels_4", "number_of_rooms", "1")]}
+    missing, _leaked, _stale = score_view("I need one room in Anaheim.", (0, "Hotels_4"),
+                                          rooms, "", "en")
+    assert (missing == ()) is (broken != "no one")
 
 
 @pytest.mark.parametrize("broken", [False, True])
