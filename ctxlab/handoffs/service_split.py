@@ -421,8 +421,13 @@ def _same_trip(state: _State) -> None:
 
 #: An agent's farewell: the conversation is over, whatever the customer's last words
 #: ("Great, I think I'll take that." -> "Ok, have a good journey.").
-FAREWELL = re.compile(r"\b(?:have\s+an?\s+(?:\w+\s+){0,2}(?:day|journey|trip|time|evening|"
-                      r"night|weekend|flight|stay|one)|good\s*-?bye|bye|take\s+care)\b"
+FAREWELL = re.compile(r"\b(?:have\s+an?\s+(?:(?:very|really|most)\s+)?(?:nice|good|great|"
+                      r"wonderful|lovely|safe|pleasant|fantastic|fabulous|beautiful|happy|"
+                      r"awesome|splendid|terrific|excellent|marvell?ous|fine|relaxing|"
+                      r"enjoyable|productive|blessed)\s+(?:\w+\s+)?(?:day|journey|trip|time|"
+                      r"evening|night|weekend|flight|stay|one|afternoon|morning|meal|ride)|"
+                      r"enjoy\s+(?:your|the\s+rest\s+of\s+your)\s+(?:day|evening|weekend)|"
+                      r"good\s*-?bye|bye|take\s+care)\b"
                       r"|再见|拜拜|祝您?[^，。！？]{0,8}愉快", re.IGNORECASE)
 
 

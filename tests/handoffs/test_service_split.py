@@ -624,7 +624,8 @@ def test_the_agents_farewell_ends_the_conversation(broken, monkeypatch):
     split = split_issues(items, schema=SGD)
     # the agent said goodbye: the next flight is another day's booking
     assert ([i.subject for i in split.issues] == ["Flights", "Flights"]) is not broken
-    # "Anything else?" after a goodbye-like phrase asks on: no end there
-    going = split_issues([*items[:5], assistant("Have a good day! Anything else?"),
-                          *items[6:]], schema=SGD)
-    assert [i.subject for i in going.issues] == ["Flights"]
+    # "Anything else?" after a goodbye-like phrase asks on: no end there; nor is "I have
+    # a Delta Airlines flight" a wish
+    for reply in ("Have a good day! Anything else?", "I have a Delta Airlines flight."):
+        going = split_issues([*items[:5], assistant(reply), *items[6:]], schema=SGD)
+        assert [i.subject for i in going.issues] == ["Flights"], reply
