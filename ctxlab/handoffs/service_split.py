@@ -20,8 +20,7 @@ text and the agent's replies around it:
    ("附近有什么好吃的餐馆吗") asks about it, not for a restaurant
    (:meth:`ServiceSchema.masked`), unless it sets a constraint ("周边有没有免费的景点", or
    "这几个里边有没有4.5分以上的" about the venues just listed around it): then it looks
-   for one more of that service, whatever else it names ("酒店附近哪个餐馆评分是5分": the
-   hotel says where to look). A venue offered in one service's issue whose name holds
+   for one more of that service. A venue offered in one service's issue whose name holds
    another service's word ("北京前门建国饭店" offered as a hotel) counts for the service it
    was offered in when named again. A journey from one place to another
    ("从饭店坐地铁到酒店") asks for the ride (a service with an origin slot: 地铁, 出租),
@@ -488,7 +487,7 @@ def _cues(state: _State, schema: ServiceSchema, text: str, offer: str
     wanted = _searched(schema, text, state.around)
     if wanted is not None:  # "周边有没有人均50-100元的餐馆": a search, not a slot question
         score, _at = cues.get(wanted, (0.0, -1))
-        return {wanted: (score + 1.0, len(text) + 1)}, current  # "酒店附近…": where, not what
+        cues[wanted] = (score + 1.0, len(text) + 1)
     if not cues and current is None:  # "four seats next friday toronto" before any service
         cues = {s: (v, 0) for s, v in slots.items() if v >= 1.0}
     return cues, current

@@ -629,21 +629,3 @@ def test_the_agents_farewell_ends_the_conversation(broken, monkeypatch):
     for reply in ("Have a good day! Anything else?", "I have a Delta Airlines flight."):
         going = split_issues([*items[:5], assistant(reply), *items[6:]], schema=SGD)
         assert [i.subject for i in going.issues] == ["Flights"], reply
-
-
-@pytest.mark.parametrize("broken", [False, True])
-def test_a_search_around_a_venue_asks_for_what_it_searches_not_the_venue(broken,
-                                                                          monkeypatch):
-    from ctxlab.handoffs import service_split
-
-    if broken:  # no search around a venue: "酒店附近…餐馆" is the hotel's question
-        monkeypatch.setattr(service_split, "_searched", lambda *args: None)
-    items = [user("帮我找一家评分4.5分以上的经济型酒店。"),
-             assistant("推荐您去如家酒店（双井店）。"),
-             user("好的，它家地址在哪？"), assistant("在朝阳区劲松路。"),
-             user("酒店附近哪个餐馆评分是5分啊，价格别太贵，人均消费在50-100元最好！"),
-             assistant("推荐您去耍牛忙串串香。")]
-    split = split_issues(items, schema=ZH)
-    # "酒店附近" says where to look, and 价格 (a hotel's slot) does not keep it with the
-    # hotel: the turn looks for a restaurant
-    assert ([i.subject for i in split.issues] == ["酒店", "餐馆"]) is not broken
