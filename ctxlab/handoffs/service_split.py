@@ -546,18 +546,27 @@ def _assign(state: _State, schema: ServiceSchema, text: str, replies: tuple[str,
         if owner is not None and not state.closed and owner in state.open.values():
             state.current = owner  # an issue still open (not the same service on another day)
         return
+    resumed = _resumed(state, schema, text, chosen)
+    if resumed is None:
+        state.issues.append((chosen, []))
+        resumed = len(state.issues)
+    state.current = state.open[chosen] = resumed
+    state.closed = False
+
+
+def _resumed(state: _State, schema: ServiceSchema, text: str, chosen: str) -> int | None:
+    """The issue of ``chosen`` that ``text`` goes on with: the open one (unless it asks for
+    one more), the one a thank-you paused when it says yes to the agent's offer, or the
+    one whose venue it names again ("that hotel you found"); None: a new issue."""
     again = (chosen in state.open and _another(schema, text, chosen, state.around)
              and len(state.issues[state.open[chosen] - 1][1]) >= 2)
     if chosen in state.open and not again:
-        state.current = state.open[chosen]
-    elif state.closed and state.paused and _service(state) == chosen and _yes(text):
-        state.open[chosen] = state.current  # "Thanks!" -> "Shall I book it?" -> "Yes."
-    elif RECALLED.search(text) and (earlier := _earlier(state, chosen)) is not None:
-        state.current = state.open[chosen] = earlier  # "that hotel you found" this session
-    else:
-        state.issues.append((chosen, []))
-        state.current = state.open[chosen] = len(state.issues)
-    state.closed = False
+        return state.open[chosen]
+    if state.closed and state.paused and _service(state) == chosen and _yes(text):
+        return state.current  # "Thanks!" -> "Shall I book it?" -> "Yes."
+    if RECALLED.search(text):
+        return _earlier(state, chosen)  # "that hotel you found" this session
+    return None
 
 
 #: What the agent found earlier, named again ("that hotel you found", "the event you
