@@ -48,8 +48,10 @@ text and the agent's replies around it:
    you found"), resumes the latest issue of its service in this conversation.
 
 A tie between services that the agent's answer does not settle goes to the service whose
-slot words the turn itself uses ("a music event": the event's category, not the music
-player); a categorical slot's values count as slot words (SGD's ``possible_values``).
+slot words, or categorical slot values (SGD's ``possible_values``), the turn itself uses
+("a music event": the event's category, not the music player). Such a value also weighs
+for the service under way ("a rock concert or anything else with music" during an event
+search), but never opens a service nor counts as its cue ("play some music" is music).
 
 A turn that opens an issue with a back-reference ("a hotel there", "附近的酒店") records
 what it points to (:attr:`Issue.context`: the place the customer named last since the last
@@ -401,8 +403,8 @@ def _party(state: _State, number: int) -> str | None:
 
 def _same_trip(state: _State) -> None:
     """A trip opened right after another trip ("a flight there" after a bus from
-    Washington to New York) goes where that one went and leaves from where it left,
-    for what its own turns do not say."""
+    Washington to New York for four people) goes where that one went, leaves from where
+    it left and for as many people, for what its own turns do not say."""
     for number, previous in sorted(state.follows.items()):
         goes, leaves = _ends(state, previous)
         own_leaves = _ends(state, number)[1]
