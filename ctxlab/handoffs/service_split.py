@@ -327,17 +327,22 @@ def _record(state: _State, items: Sequence[Item], turn: Any, text: str, *,
 def _carry(state: _State, previous: int, *, origins: bool) -> None:
     """The places the customer named in the ``previous`` issue (since the last goodbye),
     for the issue just opened."""
-    turns = [n for n in state.issues[previous - 1][1] if n - 1 >= state.since]
-    lines = [state.said[n - 1] for n in sorted(set(turns)) if n - 1 < len(state.said)]
+    lines = _said_in(state, previous, since=state.since)
     places = [p for line in lines for p in located(line, origins=origins)]
     if places:
         state.carry[state.current] = (places[-1],)
 
 
+def _said_in(state: _State, number: int, *, since: int = 0) -> list[str]:
+    """The customer's turns of issue ``number`` (from turn ``since`` + 1 on), in order."""
+    return [state.said[n - 1] for n in sorted(set(state.issues[number - 1][1]))
+            if since < n <= len(state.said)]
+
+
 def toward(line: str) -> list[str]:
     """The places of ``line`` the customer goes to or stays at ("to San Diego", "in
     Concord"; not "from Fresno", nor "United Airlines")."""
-    return [p for p in places_in(line) if _TOWARD.search(line[: line.find(p)])]
+    return located(line, origins=False)
 
 
 #: Where a city is said to be the issue's own ("in Toronto", "to Denver"); "at Sino" and
@@ -360,27 +365,22 @@ def _carried(state: _State, schema: ServiceSchema) -> None:
     rental car there?" ... "in Toronto", "pick it up from Delhi"; a trip's origin is not
     where it goes: "a flight there ... from Fresno" keeps the note)."""
     for number, context in list(state.context.items()):
-        service, own = state.issues[number - 1]
-        origins = not schema.leaves_from(service)  # a flight's "from Fresno" is its origin
+        origins = not schema.leaves_from(state.issues[number - 1][0])  # a flight's origin
         if context and all(_english(c) for c in context) and any(
-                located(state.said[n - 1], origins=origins, cities=True)
-                for n in own if n - 1 < len(state.said)):
+                located(line, origins=origins, cities=True) for line in _said_in(state, number)):
             state.context[number] = ()
     _same_trip(state)
     for number, places in state.carry.items():
-        service, own = state.issues[number - 1]
-        origins = not schema.leaves_from(service)
+        origins = not schema.leaves_from(state.issues[number - 1][0])
         if number not in state.context and not any(
-                located(state.said[n - 1], origins=origins)
-                for n in own if n - 1 < len(state.said)):
+                located(line, origins=origins) for line in _said_in(state, number)):
             state.context[number] = places
 
 
 def _ends(state: _State, number: int) -> tuple[str | None, str | None]:
-    """Where trip ``number`` goes and where it leaves from, by its customer's turns
-    (since the last goodbye before it) or, for where it goes, its back-reference."""
-    lines = [state.said[n - 1] for n in sorted(set(state.issues[number - 1][1]))
-             if n - 1 < len(state.said)]
+    """Where trip ``number`` goes and where it leaves from, by its customer's turns or,
+    for where it goes, its back-reference."""
+    lines = _said_in(state, number)
     to = [p for line in lines for p in toward(line)] or list(state.context.get(number, ()))
     since = [p for line in lines for p in places_in(line)
              if _ORIGIN.search(line[: line.find(p)])]
@@ -395,9 +395,7 @@ _PARTY = re.compile(r"\b(?:\d+|two|three|four|five|six|seven|eight|nine|ten)\s+"
 
 def _party(state: _State, number: int) -> str | None:
     """The last party size the customer's turns of issue ``number`` name."""
-    lines = [state.said[n - 1] for n in sorted(set(state.issues[number - 1][1]))
-             if n - 1 < len(state.said)]
-    found = [m.group(0) for line in lines for m in _PARTY.finditer(line)]
+    found = [m.group(0) for line in _said_in(state, number) for m in _PARTY.finditer(line)]
     return found[-1] if found else None
 
 
@@ -408,7 +406,7 @@ def _same_trip(state: _State) -> None:
     for number, previous in sorted(state.follows.items()):
         goes, leaves = _ends(state, previous)
         own_leaves = _ends(state, number)[1]
-        own = [state.said[n - 1] for n in state.issues[number - 1][1] if n - 1 < len(state.said)]
+        own = _said_in(state, number)
         if any(toward(line) for line in own):
             goes = None
         if own_leaves is not None:
