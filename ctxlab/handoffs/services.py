@@ -200,8 +200,8 @@ class ServiceSchema:
         value as a whole ("a music event": Events' category; "first thing tomorrow" is
         not "First Class"): like slot words, they say what a turn is about."""
         scores: dict[str, float] = {}
-        for value, names in _value_owners(self).items():
-            if re.search(r"(?<![\w-])" + re.escape(value) + r"s?(?![\w-])", text, re.IGNORECASE):
+        for pattern, names in _value_owners(self):
+            if pattern.search(text):
                 for name in names:
                     scores[name] = scores.get(name, 0.0) + 1.0 / len(names)
         return scores
@@ -209,25 +209,27 @@ class ServiceSchema:
     def asks_place(self, service: str) -> bool:
         """Whether ``service`` has a slot for a place (a city, a location, an area, a
         destination), by the slot names' words."""
-        return any(set(re.findall(r"[a-z]+", slot.lower())) & PLACE_WORDS
-                   for slot in self.service(service).slots)
+        return self._slot_named(service, PLACE_WORDS)
 
     def asks_city(self, service: str) -> bool:
         """Whether ``service`` has a slot for a city or an area ("city", "area",
         "location"), not only for an address to go to ("destination")."""
-        return any(set(re.findall(r"[a-z]+", slot.lower())) & CITY_WORDS
-                   for slot in self.service(service).slots)
+        return self._slot_named(service, CITY_WORDS)
 
     def leaves_from(self, service: str) -> bool:
         """Whether ``service`` is a trip with a slot for where it starts ("origin city",
         "from location", "出发地"): "from Fresno" is then its origin, not where it is."""
-        return any(set(re.findall(r"[a-z]+", slot.lower())) & ORIGIN_WORDS or "出发" in slot
-                   for slot in self.service(service).slots)
+        return self._slot_named(service, ORIGIN_WORDS) or any(
+            "出发" in slot for slot in self.service(service).slots)
 
     def picks_up(self, service: str) -> bool:
         """Whether ``service`` is taken somewhere (a "pickup location": a rental car), so
         "from NYC" says where it is, not where the customer comes from."""
-        return any("pickup" in re.findall(r"[a-z]+", slot.lower())
+        return self._slot_named(service, frozenset({"pickup"}))
+
+    def _slot_named(self, service: str, words: frozenset[str]) -> bool:
+        """Whether a slot name of ``service`` holds one of ``words``."""
+        return any(set(re.findall(r"[a-z]+", slot.lower())) & words
                    for slot in self.service(service).slots)
 
     def slots_in(self, text: str, service: str) -> list[str]:
@@ -263,12 +265,15 @@ def _slot_owners(schema: ServiceSchema) -> dict[str, dict[str, None]]:
 
 
 @lru_cache(maxsize=16)
-def _value_owners(schema: ServiceSchema) -> dict[str, tuple[str, ...]]:
+def _value_owners(schema: ServiceSchema) -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
+    """Per categorical value (compiled once: a whole phrase, a plural allowed), the
+    services that take it."""
     owners: dict[str, dict[str, None]] = {}  # a dict, not a set: the schema's order
     for service in schema.services:
         for value in service.values:
             owners.setdefault(value.lower(), {})[service.name] = None
-    return {value: tuple(names) for value, names in sorted(owners.items())}
+    return tuple((re.compile(r"(?<![\w-])" + re.escape(value) + r"s?(?![\w-])", re.IGNORECASE),
+                  tuple(names)) for value, names in sorted(owners.items()))
 
 
 @lru_cache(maxsize=16)

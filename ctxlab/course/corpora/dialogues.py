@@ -28,9 +28,10 @@ State = Mapping[str, Mapping[str, tuple[str, ...]]]
 @dataclass(frozen=True)
 class Turn:
     """One message: ``speaker`` (``"user"``/``"agent"``), ``text``, the state after it
-    (None when the corpus does not annotate this turn) and the topics whose slots it asks
-    for (``asks``: SGD's ``requested_slots``, "Can I get their address?" about a therapist;
-    CrossWOZ's state already holds what a turn asks for, filled with the agent's answer)."""
+    (None when the corpus does not annotate this turn) and the topics it asks something of
+    (``asks``: SGD's ``requested_slots``, "Can I get their address?" about a therapist, and
+    its ``INFORM_INTENT`` acts, "check my bank balance"; CrossWOZ's state already holds what
+    a turn asks for, filled with the agent's answer)."""
 
     speaker: Speaker
     text: str
