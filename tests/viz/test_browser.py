@@ -58,6 +58,8 @@ SETTINGS_OVERRIDES = {
                                                "windowingMode": "none"},
 }
 SERVER_START_TIMEOUT = 60.0
+#: The console errors of each open page (by id), collected by :func:`_lab_page`.
+CONSOLE_ERRORS: dict[int, list[str]] = {}
 UI_TIMEOUT_MS = 60_000
 
 CONVERSATION_CELL = """\
@@ -282,17 +284,24 @@ def _lab_page(sync_api: Any, height: int, screenshot: str | None = None,
               env: dict[str, str] | None = None) -> Iterator[Any]:
     """A page 1280 px wide and ``height`` px high in a Chromium of its own (``env``: its
     environment); when the block ends, also on a failed assertion (for debugging), the
-    window is saved as ``ARTIFACTS/<screenshot>``."""
+    window is saved as ``ARTIFACTS/<screenshot>`` and the browser console's errors as
+    ``ARTIFACTS/<screenshot>.errors.txt`` (:func:`_assert_no_errors` checks them)."""
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
                                      args=CHROMIUM_ARGS, env=env)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": height})
+            errors: list[str] = []
+            CONSOLE_ERRORS[id(page)] = errors
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
             try:
                 yield page
             finally:
                 if screenshot is not None:
                     page.screenshot(path=str(ARTIFACTS / screenshot))
+                    (ARTIFACTS / f"{screenshot}.errors.txt").write_text("\n\n".join(errors))
+                CONSOLE_ERRORS.pop(id(page), None)
         finally:
             browser.close()
 
@@ -311,6 +320,10 @@ def _open_and_run_all(page: Any, lab: JupyterLab, name: str) -> None:
 
 
 def _assert_no_errors(page: Any) -> None:
+    """No widget failed to load, no cell raised, and the browser console has no error
+    (a widget message lost on the way shows there first: "widget model not found")."""
+    errors = CONSOLE_ERRORS.get(id(page), [])
+    assert not errors, "the browser console has errors:\n" + "\n".join(e[:500] for e in errors)
     outputs = page.inner_text(".jp-NotebookPanel .jp-Notebook")
     assert "Loading widget" not in outputs
     assert "Error displaying widget" not in outputs
@@ -377,6 +390,7 @@ def test_widgets_render_and_scrub_in_jupyterlab(sync_api: Any, lab: JupyterLab) 
         page.locator(".ctxlab-replay-view").screenshot(
             path=str(ARTIFACTS / "replay_view_in_jupyterlab.png")
         )
+        _assert_no_errors(page)
     elapsed = time.monotonic() - started
     print(f"browser test: {elapsed:.1f}s from notebook written to browser closed")
 
@@ -431,7 +445,7 @@ class FirstEditionLayout(ReplayView):
         super()._render(step)
         for part in (view, view.header, view.legend, view.groups_box, view.detail):
             part.layout.flex = None
-        for row, _label, _chips in view._rows:
+        for row in view._rows.values():
             row.layout.flex = None
 
 broken_view = await FirstEditionLayout.record(
@@ -691,6 +705,7 @@ def test_a_100_turn_replay_scrolls_and_keeps_its_height(sync_api: Any, lab: Jupy
         assert "the turns the model is sent start" in " ".join(
             opening_problems(old_opened)), old_opened
         assert "from the clicked chip" in " ".join(detail_problems(old_early)), old_early
+        _assert_no_errors(page)
         print(f"100-turn replay: opens with the model's view {opened['sentTop']:.0f} px "
               f"down a {opened['clientHeight']} px body (first edition: "
               f"{old_opened['sentTop']:,.0f} px); a turn-2 chip's detail "

@@ -35,10 +35,18 @@ class ChipLooks:
                                                       text_color=text_color(color))
         return self._styles[state]
 
+    def looks(self, entry: LedgerEntry) -> dict[str, object]:
+        """The traits that show ``entry`` on a chip: label, tooltip, its state's style,
+        not selected."""
+        return {"description": chip_label(entry), "tooltip": chip_tooltip(entry),
+                "style": self.style(entry.state), "layout": self.layout(False),
+                "_dom_classes": chip_classes(entry)}
+
+    def make(self, entry: LedgerEntry) -> widgets.Button:
+        """A chip showing ``entry``, born dressed (one widget message, not five)."""
+        return widgets.Button(**self.looks(entry))
+
     def dress(self, button: widgets.Button, entry: LedgerEntry) -> None:
-        """Show ``entry`` on ``button``: label, tooltip, its state's style, not selected."""
-        button.description = chip_label(entry)
-        button.tooltip = chip_tooltip(entry)
-        button.style = self.style(entry.state)
-        button.layout = self.layout(False)
-        button._dom_classes = chip_classes(entry)
+        """Show ``entry`` on ``button`` (a trait left as it was sends no message)."""
+        for name, value in self.looks(entry).items():
+            setattr(button, name, value)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import ipywidgets as widgets
+from ipywidgets.widgets.widget_string import HTMLStyle
 
 from ...core.ledger import STATES, Ledger, LedgerEntry
 from .chip_looks import ChipLooks
@@ -102,9 +103,16 @@ class SessionView(SessionFollower, widgets.VBox):
         self._ledger = Ledger([])
         self._groups: list[ChipGroup] = []
         self._chip_entries: list[LedgerEntry] = []
-        self._pool: list[widgets.Button] = []
+        # Widgets are made when first shown, and then reused: a 100-turn replay opens on
+        # a few rows, not one widget per item (a burst of a thousand widget messages can
+        # outrun the kernel's message queue and reach the browser with some missing).
+        self._pool: dict[int, widgets.Button] = {}  # ledger position -> its chip
         self._looks = ChipLooks()  # the layouts and styles all chips share
-        self._rows: list[tuple[widgets.HBox, widgets.HTML, widgets.HBox]] = []
+        self._rows: dict[int, widgets.HBox] = {}  # a row of turns: (label, chip box)
+        self._row_looks = (widgets.Layout(align_items="flex-start", flex=NO_SHRINK),
+                           widgets.Layout(width="130px", flex="none"),
+                           widgets.Layout(flex_flow="row wrap", flex="1"),
+                           HTMLStyle())
         self._run_rows: list[tuple[widgets.HBox, widgets.HTML, widgets.Button, widgets.HTML]] = []
         self._shown: list[widgets.Widget] = []  # groups_box's rows, without the detail pane
         self._row_of: dict[int, int] = {}  # chip position -> index in _shown
@@ -153,8 +161,15 @@ class SessionView(SessionFollower, widgets.VBox):
 
     @property
     def chips(self) -> list[widgets.Button]:
-        """The chip buttons currently shown, in ledger order."""
-        return self._pool[: len(self._chip_entries)]
+        """A chip button per ledger entry, in ledger order, dressed for it (also those of
+        collapsed rows: made now if they were never shown)."""
+        buttons = []
+        for n, entry in enumerate(self._chip_entries):
+            buttons.append(self._chip(n))
+            self._looks.dress(buttons[-1], entry)
+            if n == self._selected_at:
+                buttons[-1].layout = self._looks.layout(True)
+        return buttons
 
     @property
     def chip_entries(self) -> list[LedgerEntry]:
@@ -171,7 +186,6 @@ class SessionView(SessionFollower, widgets.VBox):
         counts = ledger.counts()
         self.header.value = header_html(self.title, ledger)
         self.legend.value = legend_html({s: counts.get(s, 0) for s in STATES})
-        self._ensure_pool(len(ledger))
         runs = {run.start: run for run in unsent_runs(self._groups, self.collapse_at)}
         self._shown, self._row_of = [], {}
         n = 0
@@ -202,18 +216,16 @@ class SessionView(SessionFollower, widgets.VBox):
     def _group_row(self, n: int) -> widgets.HBox:
         """Row ``n`` of the groups: its label and its chips."""
         group = self._groups[n]
-        row, label, chips = self._row(n)
         # its own line height: a widget's HTML box gives every line a widget's height
-        label.value = (f"<div style='line-height:1.25;margin-top:3px'>"
-                       f"{group_label_html(group.label, group.tokens, group.sent_tokens)}"
-                       "</div>")
-        buttons = self._pool[group.start : group.start + len(group.entries)]
-        for offset, (button, entry) in enumerate(zip(buttons, group.entries, strict=True)):
+        label = (f"<div style='line-height:1.25;margin-top:3px'>"
+                 f"{group_label_html(group.label, group.tokens, group.sent_tokens)}</div>")
+        positions = range(group.start, group.start + len(group.entries))
+        buttons = tuple(self._chip(position) for position in positions)
+        for position, button, entry in zip(positions, buttons, group.entries, strict=True):
             self._looks.dress(button, entry)
-            self._row_of[group.start + offset] = len(self._shown)
-        chips.children = tuple(buttons)
-        row._dom_classes = ("ctxlab-group", f"ctxlab-group-{group.key.replace(':', '-')}")
-        return row
+            self._row_of[position] = len(self._shown)
+        classes = ("ctxlab-group", f"ctxlab-group-{group.key.replace(':', '-')}")
+        return self._row(n, label, buttons, classes)
 
     def _run_row(self, k: int, run: range) -> widgets.HBox:
         """The ``k``-th run of unsent turns as one row, with the button that opens it."""
@@ -264,8 +276,8 @@ class SessionView(SessionFollower, widgets.VBox):
             )
         entry = self._chip_entries[position]
         if self._selected_at is not None and self._selected_at < len(self._chip_entries):
-            self._pool[self._selected_at].layout = self._looks.layout(False)
-        self._pool[position].layout = self._looks.layout(True)
+            self._chip(self._selected_at).layout = self._looks.layout(False)
+        self._chip(position).layout = self._looks.layout(True)
         self.selected, self._selected_at = entry, position
         self.detail.value = detail_html(entry)
         self._place_detail(position)
@@ -283,21 +295,30 @@ class SessionView(SessionFollower, widgets.VBox):
                 return n
         return None
 
-    def _ensure_pool(self, size: int) -> None:
-        while len(self._pool) < size:
-            slot = len(self._pool)
-            button = widgets.Button(layout=self._looks.layout(False),
-                                    style=self._looks.style("dropped"))
-            button.on_click(lambda _button, slot=slot: self.select(slot))
-            self._pool.append(button)
+    def _chip(self, position: int) -> widgets.Button:
+        """The chip button of ledger position ``position`` (made on first use)."""
+        button = self._pool.get(position)
+        if button is None:
+            button = self._looks.make(self._chip_entries[position])
+            button.on_click(lambda _button, slot=position: self.select(slot))
+            self._pool[position] = button
+        return button
 
-    def _row(self, n: int) -> tuple[widgets.HBox, widgets.HTML, widgets.HBox]:
-        while len(self._rows) <= n:
-            label = widgets.HTML(layout=widgets.Layout(width="130px", flex="none"))
-            chips = widgets.HBox(layout=widgets.Layout(flex_flow="row wrap", flex="1"))
-            row = widgets.HBox((label, chips), layout=self._row_layout())
-            self._rows.append((row, label, chips))
-        return self._rows[n]
+    def _row(self, n: int, label: str, buttons: tuple[widgets.Button, ...],
+             classes: tuple[str, ...]) -> widgets.HBox:
+        """Row ``n`` showing ``label`` and ``buttons``: made on first use with what it
+        shows (one message per widget), then reused. All rows share their layouts."""
+        if n not in self._rows:
+            row_look, label_look, chips_look, label_style = self._row_looks
+            chips = widgets.HBox(buttons, layout=chips_look)
+            self._rows[n] = widgets.HBox(
+                (widgets.HTML(label, layout=label_look, style=label_style), chips),
+                layout=row_look, _dom_classes=classes)
+            return self._rows[n]
+        row = self._rows[n]
+        text, chips = row.children
+        text.value, chips.children, row._dom_classes = label, buttons, classes
+        return row
 
     @staticmethod
     def _row_layout() -> widgets.Layout:
