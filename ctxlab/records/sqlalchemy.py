@@ -23,6 +23,32 @@ from .base import (
     namespace_hash,
 )
 
+#: Unique-key violations: PostgreSQL's SQLSTATE, SQLite's extended codes, MySQL's errno.
+UNIQUE_SQLSTATE = "23505"
+UNIQUE_SQLITE = frozenset({"SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE"})
+DUPLICATE_MYSQL = 1062
+
+
+def lost_race(error: BaseException | None) -> bool:
+    """Whether ``error`` says another writer created the same row first (a unique key
+    taken between our read and our insert: read again and retry), as opposed to a refusal
+    of the write itself (a check, a trigger, a NULL: retrying cannot help)."""
+    from sqlalchemy.exc import IntegrityError
+
+    if not isinstance(error, IntegrityError):
+        return False
+    driver = error.orig
+    code = getattr(driver, "sqlstate", None) or getattr(driver, "pgcode", None)
+    if code:
+        return str(code) == UNIQUE_SQLSTATE
+    name = getattr(driver, "sqlite_errorname", None)
+    if name:
+        return name in UNIQUE_SQLITE
+    args = getattr(driver, "args", ())
+    if args and args[0] == DUPLICATE_MYSQL:
+        return True
+    return "UNIQUE constraint failed" in str(driver)  # SQLite before Python 3.11
+
 
 class SQLAlchemyRecords(RecordStore):
     """Records in the database behind ``engine`` (an ``AsyncEngine``) or ``url``."""
@@ -122,7 +148,6 @@ class SQLAlchemyRecords(RecordStore):
     async def _put(self, namespace: str, key: str, text: str, expected_version: int,
                    expected_epoch: int | None) -> Versioned:
         from sqlalchemy import insert, select, update
-        from sqlalchemy.exc import IntegrityError
 
         h = namespace_hash(namespace)
         records = self._records
@@ -146,14 +171,13 @@ class SQLAlchemyRecords(RecordStore):
         for _ in range(5):  # two first writers of one user can both try to create its row
             try:
                 return await self._call(f"write record {key!r} of user {namespace!r}", write)
-            except RecordsRefusedError as exc:  # a lost race, or a real refusal (raised again)
-                if not isinstance(exc.backend_error, IntegrityError):
+            except RecordsRefusedError as exc:  # a lost race, or a real refusal (raised now)
+                if not lost_race(exc.backend_error):
                     raise
         return await self._call(f"write record {key!r} of user {namespace!r}", write)
 
     async def _delete_namespace(self, namespace: str) -> int:
         from sqlalchemy import delete, insert, update
-        from sqlalchemy.exc import IntegrityError
 
         h = namespace_hash(namespace)
         meta = self._meta_table
@@ -171,7 +195,7 @@ class SQLAlchemyRecords(RecordStore):
         try:
             return await self._call(f"delete the records of user {namespace!r}", remove)
         except RecordsRefusedError as exc:
-            if not isinstance(exc.backend_error, IntegrityError):
+            if not lost_race(exc.backend_error):
                 raise
             return await self._call(f"delete the records of user {namespace!r}", remove)
 

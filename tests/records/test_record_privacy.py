@@ -138,6 +138,63 @@ def test_a_refused_record_write_names_the_cause_and_leaks_nothing(kind, tmp_path
         f"{kind}: the backend exception is chained into the traceback")
 
 
+#: The SQL kinds: a first writer that loses the race for a user's row is retried.
+SQL_REFUSING = [kind for kind in REFUSING if kind in ("sqlalchemy", "postgres")]
+
+
+def refused_attempts(kind: str, folder: Path) -> tuple[int, RecordError, bool]:
+    """How many times a refused write was tried, its error, and what ``lost_race`` says of a
+    real unique-key violation provoked on the same backend."""
+    from sqlalchemy import insert
+    from sqlalchemy.exc import IntegrityError
+
+    store = make_records(kind, folder)
+    attempts: list[str] = []
+    call = store._call  # type: ignore[attr-defined]
+
+    async def counted(what: str, fn: Any) -> Any:
+        attempts.append(what)
+        return await call(what, fn)
+
+    async def go() -> tuple[int, RecordError, bool]:
+        try:
+            await store.put("anna", "profile", PLANTED_RECORD, expected_version=0)
+            async with store.engine.begin() as conn:  # type: ignore[attr-defined]
+                meta = store._meta_table  # type: ignore[attr-defined]
+                row = (await conn.execute(meta.select())).first()
+                with pytest.raises(IntegrityError) as taken:
+                    await conn.execute(insert(meta).values(h=row.h, seq=1, epoch=0))
+            await refuse_writes(store, kind)
+            store._call = counted  # type: ignore[attr-defined]
+            with pytest.raises(RecordError) as caught:
+                await store.put("anna", "profile", {"x": 1}, expected_version=1)
+            return len(attempts), caught.value, sqlalchemy_records.lost_race(taken.value)
+        finally:
+            await cleanup(store, kind)
+
+    return arun(go())
+
+
+@pytest.mark.parametrize("kind", SQL_REFUSING)
+def test_a_refused_write_is_tried_once_and_only_a_taken_key_is_a_lost_race(kind, tmp_path):
+    attempts, error, taken_is_a_race = refused_attempts(kind, tmp_path)
+    assert isinstance(error, RecordsRefusedError)
+    assert attempts == 1, f"{kind}: a write the backend refuses was tried {attempts} times"
+    assert not sqlalchemy_records.lost_race(error.backend_error)
+    assert taken_is_a_race, f"{kind}: a unique-key violation is not seen as a lost race"
+
+
+@pytest.mark.parametrize("kind", SQL_REFUSING)
+def test_the_retry_check_catches_retrying_every_integrity_error(kind, tmp_path, monkeypatch):
+    from sqlalchemy.exc import IntegrityError
+
+    # the broken variant: any IntegrityError taken for a lost race (the first edition)
+    monkeypatch.setattr(sqlalchemy_records, "lost_race",
+                        lambda error: isinstance(error, IntegrityError))
+    attempts, _error, _race = refused_attempts(kind, tmp_path)
+    assert attempts == 6
+
+
 async def failing_records(tmp_path: Path) -> RecordStore:
     """SQLAlchemy records whose writes are refused (the leakiest driver text: parameters)."""
     store = make_records("sqlalchemy", tmp_path)
