@@ -113,3 +113,15 @@ def own_cluster(prefix: str, why: str):
     finally:
         cluster.stop()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def own_server(folder: Path, why: str) -> RedisServer:
+    """A started redis-server only the calling test uses (it changes the server's settings:
+    memory cap, permissions, replication); skipped (failed in CI) when it cannot start."""
+    from conftest import server_unavailable
+
+    try:
+        return RedisServer(folder).start()
+    except (FileNotFoundError, RuntimeError) as exc:
+        server_unavailable("Redis", f"{why} ({exc})")
+        raise  # not reached: server_unavailable skips or fails

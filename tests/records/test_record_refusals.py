@@ -308,3 +308,89 @@ def test_real_sqlite_errors_are_classified_as_the_session_stores_classify_them(t
         assert retry == (kinds[name] == "unavailable"), name
     everything = {name: everything_unavailable(exc) for name, exc in errors.items()}
     assert everything != kinds  # the old classifier gets four of five wrong
+
+
+# -- Redis ----------------------------------------------------------------------------------
+# A server of the test's own (its settings are changed: memory cap, permissions, replica).
+
+
+def everything_refused(exc: BaseException) -> str:
+    """A classifier that calls every backend failure a refusal (broken the other way)."""
+    return "refused"
+
+
+async def redis_admin(url: str, *command: Any) -> Any:
+    from redis.asyncio import Redis
+
+    client = Redis.from_url(url)
+    try:
+        return await client.execute_command(*command)
+    finally:
+        await client.aclose()
+
+
+def redis_refusals(tmp_path: Path) -> dict[str, tuple[RecordError, RecordStore]]:
+    """A write refused for memory (maxmemory reached), for a permission (ACL without
+    writes), and by a replica (READONLY); after each, the record is unchanged (checked by
+    :func:`refused_write`) and the server is put back. The replica's refusal is retried
+    once the server is a primary again: it must succeed."""
+    from ctxlab.records.redis import RedisRecords
+
+    from redis_helpers import free_port, own_server
+
+    server = own_server(tmp_path / "redis", "this test caps, locks and demotes its server")
+    url = server.url
+
+    def tamper(*commands: tuple[Any, ...]) -> Tamper:
+        async def run() -> None:
+            for command in commands:
+                await redis_admin(url, *command)
+        return run
+
+    async def go() -> dict[str, tuple[RecordError, RecordStore]]:
+        errors: dict[str, tuple[RecordError, RecordStore]] = {}
+        store = RedisRecords(url, prefix="oom")
+        errors["memory"] = await refused_write(store, tamper(
+            ("CONFIG", "SET", "maxmemory-policy", "noeviction"),
+            ("CONFIG", "SET", "maxmemory", "1"))), store
+        await redis_admin(url, "CONFIG", "SET", "maxmemory", "0")
+        await store.aclose()
+        store = RedisRecords(url, prefix="acl")
+        errors["permission"] = await refused_write(store, tamper(
+            ("ACL", "SETUSER", "default", "-@write"))), store
+        await redis_admin(url, "ACL", "SETUSER", "default", "+@all")
+        await store.aclose()
+        store = RedisRecords(url, prefix="replica")
+        errors["replica"] = await refused_write(store, tamper(
+            ("REPLICAOF", "127.0.0.1", str(free_port())))), store
+        await redis_admin(url, "REPLICAOF", "NO", "ONE")
+        retried = await store.put("u1", "memory", {"note": "after"}, expected_version=1)
+        assert retried.version == 2 and (await store.get("u1", "memory")).data == {
+            "note": "after"}
+        await store.aclose()
+        return errors
+
+    try:
+        return arun(go())
+    finally:
+        server.stop()
+
+
+def test_out_of_memory_and_a_missing_permission_are_refusals_and_a_replica_is_not_on_redis(
+        tmp_path):
+    errors = redis_refusals(tmp_path)
+    for reason, cause in (("memory", "OutOfMemoryError"),
+                          ("permission", "can't run this command")):  # ACL inside the script
+        check_refusal(*errors[reason], cause)
+    replica, _store = errors["replica"]
+    assert isinstance(replica, RecordsUnavailableError), f"{type(replica).__name__}: {replica}"
+    assert "Retry when the backend is back" in str(replica) and "4111" not in str(replica)
+
+
+@pytest.mark.parametrize("classifier", [everything_unavailable, everything_refused])
+def test_the_redis_checks_catch_a_classifier_broken_either_way(tmp_path, monkeypatch,
+                                                                classifier):
+    monkeypatch.setattr(records_base, "classify_backend_error", classifier)
+    with pytest.raises(AssertionError):
+        test_out_of_memory_and_a_missing_permission_are_refusals_and_a_replica_is_not_on_redis(
+            tmp_path)

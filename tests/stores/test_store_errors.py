@@ -98,3 +98,101 @@ def test_a_dead_masters_error_names_that_master(own_cluster):
     assert f"127.0.0.1:{victim}" in store, (
         f"the error does not name the dead master 127.0.0.1:{victim} as the store: {message}")
     assert f"127.0.0.1:{seed}" not in store, f"the error names the seed node: {message}"
+
+
+# -- a Redis server of the test's own: a full memory, a missing permission, a replica ------
+
+
+def _redis_refusals(folder, store_for) -> dict[str, BaseException]:
+    """Append to a session on a server that (1) reached maxmemory, (2) lost its write
+    permission, (3) became a replica; after each the session still reads what it had, and
+    after (3) the same append succeeds once the server is a primary again."""
+    from redis.asyncio import Redis
+
+    from redis_helpers import free_port, own_server
+
+    server = own_server(folder, "this test caps, locks and demotes its server")
+    admin_commands = {
+        "memory": [("CONFIG", "SET", "maxmemory-policy", "noeviction"),
+                   ("CONFIG", "SET", "maxmemory", "1")],
+        "permission": [("ACL", "SETUSER", "default", "-@write")],
+        "replica": [("REPLICAOF", "127.0.0.1", str(free_port()))],
+    }
+    undo = {"memory": ("CONFIG", "SET", "maxmemory", "0"),
+            "permission": ("ACL", "SETUSER", "default", "+@all"),
+            "replica": ("REPLICAOF", "NO", "ONE")}
+
+    async def go() -> dict[str, BaseException]:
+        admin = Redis.from_url(server.url)
+        client = Redis.from_url(server.url)
+        errors: dict[str, BaseException] = {}
+        try:
+            for reason, commands in admin_commands.items():
+                session = TrimmingSession(store=store_for(client, f"refused-{reason}"))
+                await session.add_items([user("before")])
+                for command in commands:
+                    await admin.execute_command(*command)
+                with pytest.raises(StoreError) as caught:
+                    await session.add_items([user("refused")])
+                errors[reason] = caught.value
+                assert [i["content"] for i in await session.get_items()] == ["before"]
+                await admin.execute_command(*undo[reason])
+                await session.add_items([user("after")])
+                assert [i["content"] for i in await session.get_items()] == ["before", "after"]
+        finally:
+            await client.aclose()
+            await admin.aclose()
+        return errors
+
+    try:
+        return arun(go())
+    finally:
+        server.stop()
+
+
+def _redis_store(client, sid):
+    from ctxlab.stores import RedisStore
+
+    return RedisStore(sid, client=client, key_prefix="errors")
+
+
+def _sdk_redis_session(client, sid):
+    from agents.extensions.memory import RedisSession
+
+    return RedisSession(sid, redis_client=client, key_prefix="errors")
+
+
+def refusal_problems(errors: dict[str, BaseException]) -> list[str]:
+    """A full memory and a missing permission are refusals (StoreError, not unavailable);
+    a replica answering READONLY is unavailable (a failover: retry)."""
+    from ctxlab.stores import StoreUnavailableError
+
+    problems = [f"{reason}: called unavailable ({errors[reason]})"
+                for reason in ("memory", "permission")
+                if isinstance(errors[reason], StoreUnavailableError)]
+    if not isinstance(errors["replica"], StoreUnavailableError):
+        problems.append(f"replica: called a refusal ({errors['replica']})")
+    return problems
+
+
+@pytest.mark.parametrize("store_for", [_redis_store, _sdk_redis_session])
+def test_a_full_memory_or_a_missing_permission_is_a_refusal_and_a_replica_an_outage(
+        tmp_path, store_for):
+    errors = _redis_refusals(tmp_path / "redis", store_for)
+    assert refusal_problems(errors) == []
+    assert "OutOfMemoryError" in str(errors["memory"]), errors["memory"]
+    for error in errors.values():
+        assert "refused" not in str(error).split("could not", 1)[0]  # the store named first
+        assert "'refused-" in str(error), error  # the session named, no content
+
+
+def test_the_refusal_check_catches_a_classifier_that_calls_everything_unavailable(
+        tmp_path, monkeypatch):
+    import ctxlab.stores.redis as redis_stores
+
+    monkeypatch.setattr(redis_stores, "classify_backend_error",
+                        lambda exc: "unavailable")
+    errors = _redis_refusals(tmp_path / "redis", _redis_store)
+    assert refusal_problems(errors)[:2] == [
+        f"memory: called unavailable ({errors['memory']})",
+        f"permission: called unavailable ({errors['permission']})"]
