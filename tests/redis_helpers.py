@@ -125,3 +125,29 @@ def own_server(folder: Path, why: str) -> RedisServer:
     except (FileNotFoundError, RuntimeError) as exc:
         server_unavailable("Redis", f"{why} ({exc})")
         raise  # not reached: server_unavailable skips or fails
+
+
+def refusing_commands() -> dict[str, tuple[list[tuple[str, ...]], tuple[str, ...]]]:
+    """Ways to make a server refuse writes, each with the command that undoes it: its memory
+    cap reached (OOM), the default user's write permission removed (NOPERM; inside a Lua
+    script Redis says "can't run this command"), and the server demoted to the replica of a
+    primary that does not exist (READONLY, as during a failover)."""
+    return {
+        "memory": ([("CONFIG", "SET", "maxmemory-policy", "noeviction"),
+                    ("CONFIG", "SET", "maxmemory", "1")], ("CONFIG", "SET", "maxmemory", "0")),
+        "permission": ([("ACL", "SETUSER", "default", "-@write")],
+                       ("ACL", "SETUSER", "default", "+@all")),
+        "replica": ([("REPLICAOF", "127.0.0.1", str(free_port()))], ("REPLICAOF", "NO", "ONE")),
+    }
+
+
+async def run_commands(url: str, *commands: tuple[str, ...]) -> None:
+    """Run ``commands`` on the server at ``url`` as its administrator."""
+    from redis.asyncio import Redis
+
+    client = Redis.from_url(url)
+    try:
+        for command in commands:
+            await client.execute_command(*command)
+    finally:
+        await client.aclose()

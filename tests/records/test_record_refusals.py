@@ -319,16 +319,6 @@ def everything_refused(exc: BaseException) -> str:
     return "refused"
 
 
-async def redis_admin(url: str, *command: Any) -> Any:
-    from redis.asyncio import Redis
-
-    client = Redis.from_url(url)
-    try:
-        return await client.execute_command(*command)
-    finally:
-        await client.aclose()
-
-
 def redis_refusals(tmp_path: Path) -> dict[str, tuple[RecordError, RecordStore]]:
     """A write refused for memory (maxmemory reached), for a permission (ACL without
     writes), and by a replica (READONLY); after each, the record is unchanged (checked by
@@ -336,38 +326,20 @@ def redis_refusals(tmp_path: Path) -> dict[str, tuple[RecordError, RecordStore]]
     once the server is a primary again: it must succeed."""
     from ctxlab.records.redis import RedisRecords
 
-    from redis_helpers import free_port, own_server
+    from redis_helpers import own_server, refusing_commands, run_commands
 
     server = own_server(tmp_path / "redis", "this test caps, locks and demotes its server")
-    url = server.url
-
-    def tamper(*commands: tuple[Any, ...]) -> Tamper:
-        async def run() -> None:
-            for command in commands:
-                await redis_admin(url, *command)
-        return run
 
     async def go() -> dict[str, tuple[RecordError, RecordStore]]:
         errors: dict[str, tuple[RecordError, RecordStore]] = {}
-        store = RedisRecords(url, prefix="oom")
-        errors["memory"] = await refused_write(store, tamper(
-            ("CONFIG", "SET", "maxmemory-policy", "noeviction"),
-            ("CONFIG", "SET", "maxmemory", "1"))), store
-        await redis_admin(url, "CONFIG", "SET", "maxmemory", "0")
-        await store.aclose()
-        store = RedisRecords(url, prefix="acl")
-        errors["permission"] = await refused_write(store, tamper(
-            ("ACL", "SETUSER", "default", "-@write"))), store
-        await redis_admin(url, "ACL", "SETUSER", "default", "+@all")
-        await store.aclose()
-        store = RedisRecords(url, prefix="replica")
-        errors["replica"] = await refused_write(store, tamper(
-            ("REPLICAOF", "127.0.0.1", str(free_port())))), store
-        await redis_admin(url, "REPLICAOF", "NO", "ONE")
-        retried = await store.put("u1", "memory", {"note": "after"}, expected_version=1)
-        assert retried.version == 2 and (await store.get("u1", "memory")).data == {
-            "note": "after"}
-        await store.aclose()
+        for reason, (commands, undo) in refusing_commands().items():
+            store = RedisRecords(server.url, prefix=reason)
+            error = await refused_write(store, lambda c=commands: run_commands(server.url, *c))
+            errors[reason] = error, store
+            await run_commands(server.url, undo)
+            retried = await store.put("u1", "memory", {"note": "after"}, expected_version=1)
+            assert retried.version == 2, "the write failed again once the server was put back"
+            await store.aclose()
         return errors
 
     try:

@@ -106,42 +106,30 @@ def test_a_dead_masters_error_names_that_master(own_cluster):
 def _redis_refusals(folder, store_for) -> dict[str, BaseException]:
     """Append to a session on a server that (1) reached maxmemory, (2) lost its write
     permission, (3) became a replica; after each the session still reads what it had, and
-    after (3) the same append succeeds once the server is a primary again."""
+    the next append succeeds once the server is put back."""
     from redis.asyncio import Redis
 
-    from redis_helpers import free_port, own_server
+    from redis_helpers import own_server, refusing_commands, run_commands
 
     server = own_server(folder, "this test caps, locks and demotes its server")
-    admin_commands = {
-        "memory": [("CONFIG", "SET", "maxmemory-policy", "noeviction"),
-                   ("CONFIG", "SET", "maxmemory", "1")],
-        "permission": [("ACL", "SETUSER", "default", "-@write")],
-        "replica": [("REPLICAOF", "127.0.0.1", str(free_port()))],
-    }
-    undo = {"memory": ("CONFIG", "SET", "maxmemory", "0"),
-            "permission": ("ACL", "SETUSER", "default", "+@all"),
-            "replica": ("REPLICAOF", "NO", "ONE")}
 
     async def go() -> dict[str, BaseException]:
-        admin = Redis.from_url(server.url)
         client = Redis.from_url(server.url)
         errors: dict[str, BaseException] = {}
         try:
-            for reason, commands in admin_commands.items():
+            for reason, (commands, undo) in refusing_commands().items():
                 session = TrimmingSession(store=store_for(client, f"refused-{reason}"))
                 await session.add_items([user("before")])
-                for command in commands:
-                    await admin.execute_command(*command)
+                await run_commands(server.url, *commands)
                 with pytest.raises(StoreError) as caught:
                     await session.add_items([user("refused")])
                 errors[reason] = caught.value
                 assert [i["content"] for i in await session.get_items()] == ["before"]
-                await admin.execute_command(*undo[reason])
+                await run_commands(server.url, undo)
                 await session.add_items([user("after")])
                 assert [i["content"] for i in await session.get_items()] == ["before", "after"]
         finally:
             await client.aclose()
-            await admin.aclose()
         return errors
 
     try:
