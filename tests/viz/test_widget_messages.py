@@ -1,12 +1,13 @@
 """How many widget messages a long replay sends the browser, counted at the comm.
 
 Every widget is one ``comm_open`` (its whole state) and every later trait change one
-``comm_msg``. A burst of about a thousand of them, as the first editions of the replay sent
-for a 100-turn conversation (1,025 widgets on opening, 1,067 updates on "show the turns not
-sent"), reached JupyterLab with some comm_opens missing on a busy 2-core machine: the view
-then stayed empty or lost rows ("widget model not found" in the browser console). The views
-now make a row's widgets when the row is first shown, born with what they show, and share
-their layouts and styles; these tests hold them to that and show that the old way fails.
+``comm_msg``. The first editions of the replay sent a thousand of them at once for a
+100-turn conversation (1,025 widgets on opening, 1,067 updates on "show the turns not
+sent"), and in the browser test JupyterLab sometimes got them with comm_opens missing (about
+one run in three): the view stayed empty or lost rows ("widget model not found" in the
+browser console). Where they were lost is not known; since the views make a row's widgets
+when the row is first shown, born with what they show, sharing layouts and styles, it has
+not happened again. These tests hold the views to that and show that the old way fails.
 """
 
 from __future__ import annotations

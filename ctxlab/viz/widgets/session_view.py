@@ -104,8 +104,8 @@ class SessionView(SessionFollower, widgets.VBox):
         self._groups: list[ChipGroup] = []
         self._chip_entries: list[LedgerEntry] = []
         # Widgets are made when first shown, and then reused: a 100-turn replay opens on
-        # a few rows, not one widget per item (a burst of a thousand widget messages can
-        # outrun the kernel's message queue and reach the browser with some missing).
+        # a few rows, not one widget per item (the first editions sent over a thousand
+        # widget messages at once, and JupyterLab sometimes got them with some missing).
         self._pool: dict[int, widgets.Button] = {}  # ledger position -> its chip
         self._looks = ChipLooks()  # the layouts and styles all chips share
         self._rows: dict[int, widgets.HBox] = {}  # a row of turns: (label, chip box)
