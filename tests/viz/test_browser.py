@@ -391,6 +391,12 @@ def test_widgets_render_and_scrub_in_jupyterlab(sync_api: Any, lab: JupyterLab) 
             path=str(ARTIFACTS / "replay_view_in_jupyterlab.png")
         )
         _assert_no_errors(page)
+        # the console check is live: an error the page logs is caught (then forgotten)
+        page.evaluate("console.error('planted by the test')")
+        page.wait_for_timeout(300)
+        with pytest.raises(AssertionError, match="planted by the test"):
+            _assert_no_errors(page)
+        CONSOLE_ERRORS[id(page)].clear()
     elapsed = time.monotonic() - started
     print(f"browser test: {elapsed:.1f}s from notebook written to browser closed")
 
