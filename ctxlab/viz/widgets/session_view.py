@@ -109,8 +109,8 @@ class SessionView(SessionFollower, widgets.VBox):
         self._pool: dict[int, widgets.Button] = {}  # ledger position -> its chip
         self._looks = ChipLooks()  # the layouts and styles all chips share
         self._rows: dict[int, widgets.HBox] = {}  # a row of turns: (label, chip box)
-        self._row_looks = (widgets.Layout(align_items="flex-start", flex=NO_SHRINK),
-                           widgets.Layout(width="130px", flex="none"),
+        # every row (a turn's, and a run of unsent turns') shares these: row, label, chips
+        self._row_looks = (self._row_layout(), widgets.Layout(width="130px", flex="none"),
                            widgets.Layout(flex_flow="row wrap", flex="1"),
                            HTMLStyle())
         self._run_rows: list[tuple[widgets.HBox, widgets.HTML, widgets.Button, widgets.HTML]] = []
@@ -230,13 +230,13 @@ class SessionView(SessionFollower, widgets.VBox):
     def _run_row(self, k: int, run: range) -> widgets.HBox:
         """The ``k``-th run of unsent turns as one row, with the button that opens it."""
         while len(self._run_rows) <= k:
-            label = widgets.HTML(layout=widgets.Layout(width="130px", flex="none"))
+            label = widgets.HTML(layout=self._row_looks[1])
             toggle = widgets.Button(layout=widgets.Layout(width="auto", height="24px",
                                                           margin="2px"))
             toggle.add_class("ctxlab-unsent-toggle")
             toggle.on_click(lambda _b: self.toggle_unsent())
             note = widgets.HTML(layout=widgets.Layout(margin="0 0 0 6px"))
-            row = widgets.HBox((label, toggle, note), layout=self._row_layout())
+            row = widgets.HBox((label, toggle, note), layout=self._row_looks[0])
             row.add_class("ctxlab-unsent-run")
             self._run_rows.append((row, label, toggle, note))
         row, label, toggle, note = self._run_rows[k]
