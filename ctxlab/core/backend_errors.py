@@ -74,6 +74,12 @@ def chain(exc: BaseException) -> Iterator[BaseException]:
         todo += [getattr(current, "orig", None), current.__cause__, current.__context__]
 
 
+def _sqlstate(error: BaseException) -> str | None:
+    """The SQLSTATE a PostgreSQL driver (psycopg, SQLAlchemy's asyncpg adapter) reports."""
+    code = getattr(error, "sqlstate", None) or getattr(error, "pgcode", None)
+    return code if isinstance(code, str) and len(code) == 5 else None
+
+
 def _sqlite_code(error: BaseException) -> str | None:
     name = getattr(error, "sqlite_errorname", None)
     if not isinstance(name, str) or not name.startswith("SQLITE_"):
@@ -86,8 +92,8 @@ def _database_code(exc: BaseException) -> Failure | None:
     """What the database itself said, when it said something (a SQLSTATE, an SQLite result
     code) and the connection was not reported lost."""
     for error in chain(exc):
-        code = getattr(error, "sqlstate", None) or getattr(error, "pgcode", None)
-        if isinstance(code, str) and len(code) == 5:
+        code = _sqlstate(error)
+        if code is not None:
             return "unavailable" if code.startswith(RETRYABLE_SQLSTATES) else "refused"
         sqlite_code = _sqlite_code(error)
         if sqlite_code is not None:
@@ -102,8 +108,8 @@ def lost_connection(exc: BaseException) -> bool:
             return True
         if isinstance(error, (ConnectionError, OSError, TimeoutError)):
             return True
-        code = getattr(error, "sqlstate", None) or getattr(error, "pgcode", None)
-        if isinstance(code, str) and code.startswith(RETRYABLE_SQLSTATES):
+        code = _sqlstate(error)
+        if code is not None and code.startswith(RETRYABLE_SQLSTATES):
             return True
         names = {cls.__name__ for cls in type(error).__mro__}
         if names & LOST_CONNECTION_CLASSES and _database_code(error) != "refused":
@@ -116,6 +122,31 @@ def _redis_failure(exc: BaseException) -> Failure | None:
         return None
     names = {cls.__name__ for cls in type(exc).__mro__}
     return "unavailable" if names & REDIS_UNREACHABLE else "refused"
+
+
+#: A unique key already taken: PostgreSQL's SQLSTATE, SQLite's extended codes, MySQL's errno.
+UNIQUE_SQLSTATE = "23505"
+UNIQUE_SQLITE = frozenset({"SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE"})
+DUPLICATE_MYSQL = 1062
+
+
+def unique_violation(exc: BaseException | None) -> bool:
+    """Whether ``exc`` says a unique key was already taken (another writer created the same
+    row first: read again and retry), as opposed to a refusal of the write itself (a check,
+    a trigger, a NULL: retrying cannot help)."""
+    for error in chain(exc) if exc is not None else ():
+        code = _sqlstate(error)
+        if code is not None:
+            return code == UNIQUE_SQLSTATE
+        name = getattr(error, "sqlite_errorname", None)
+        if isinstance(name, str):
+            return name in UNIQUE_SQLITE
+        args = getattr(error, "args", ())
+        if type(error).__module__.startswith(("pymysql", "aiomysql", "MySQLdb")) and args:
+            return args[0] == DUPLICATE_MYSQL
+        if isinstance(error, sqlite3.IntegrityError):  # Python < 3.11: no sqlite_errorname
+            return "UNIQUE constraint failed" in str(error)
+    return False
 
 
 def _is_database_error(exc: BaseException) -> bool:
@@ -151,4 +182,5 @@ __all__ = [
     "chain",
     "classify_backend_error",
     "lost_connection",
+    "unique_violation",
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from ..core.backend_errors import unique_violation
 from .base import (
     RecordConflictError,
     RecordsRefusedError,
@@ -23,31 +24,9 @@ from .base import (
     namespace_hash,
 )
 
-#: Unique-key violations: PostgreSQL's SQLSTATE, SQLite's extended codes, MySQL's errno.
-UNIQUE_SQLSTATE = "23505"
-UNIQUE_SQLITE = frozenset({"SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE"})
-DUPLICATE_MYSQL = 1062
-
-
-def lost_race(error: BaseException | None) -> bool:
-    """Whether ``error`` says another writer created the same row first (a unique key
-    taken between our read and our insert: read again and retry), as opposed to a refusal
-    of the write itself (a check, a trigger, a NULL: retrying cannot help)."""
-    from sqlalchemy.exc import IntegrityError
-
-    if not isinstance(error, IntegrityError):
-        return False
-    driver = error.orig
-    code = getattr(driver, "sqlstate", None) or getattr(driver, "pgcode", None)
-    if code:
-        return str(code) == UNIQUE_SQLSTATE
-    name = getattr(driver, "sqlite_errorname", None)
-    if name:
-        return name in UNIQUE_SQLITE
-    args = getattr(driver, "args", ())
-    if args and args[0] == DUPLICATE_MYSQL:
-        return True
-    return "UNIQUE constraint failed" in str(driver)  # SQLite before Python 3.11
+#: A write that failed because another writer took the same key first is retried (a lost
+#: race for a user's first row); any other refusal is raised at once.
+lost_race = unique_violation
 
 
 class SQLAlchemyRecords(RecordStore):
